@@ -1,0 +1,68 @@
+/* Shared pieces of the agentwire command: input reading, error printing
+ * and the tiny option parser every subcommand uses. */
+#ifndef AW_CLI_H
+#define AW_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "agentwire/agentwire.h"
+
+/* Exit statuses of the command (DESIGN.md). */
+enum { CLI_OK = 0, CLI_REJECTED = 1, CLI_USAGE = 2 };
+
+/* The name to show for a FILE argument: "<stdin>" for NULL or "-". */
+const char *cli_input_name(const char *path);
+
+/* Read a whole FILE (or stdin for NULL/"-") into out. On failure prints
+ * "agentwire: FILE: reason" and returns nonzero. */
+int cli_read_input(const char *path, aw_buf *out);
+
+/* Stream a FILE (or stdin) in chunks; fn returns nonzero to stop. */
+typedef int (*cli_chunk_fn)(void *ctx, const char *chunk, size_t len);
+int cli_stream_input(const char *path, size_t chunk_size, cli_chunk_fn fn, void *ctx);
+
+/* Print "FILE:line:col: message" (or "FILE: message" without a position). */
+void cli_report(const char *name, const aw_error *err);
+
+/* Write bytes to stdout; returns nonzero on a write error (reported). */
+int cli_write_stdout(const char *p, size_t n);
+
+/* Options: argv is walked left to right; anything starting with "--" is an
+ * option, the first non-option is FILE, "-" alone means stdin. */
+typedef struct cli_args {
+    int argc;
+    char **argv;
+    int i;
+    const char *file;
+    int nfiles;
+    const char *cmd; /* "json format", for messages */
+    const char *pending; /* value given as --opt=value */
+} cli_args;
+
+void cli_args_init(cli_args *a, int argc, char **argv, const char *cmd);
+/* Next option name (without its value) or NULL when done; non-options are
+ * collected as FILE. */
+const char *cli_next_opt(cli_args *a);
+/* The value of the option just returned ("--x V" or "--x=V"); NULL after
+ * printing a usage error when it is missing. */
+const char *cli_opt_value(cli_args *a, const char *opt);
+/* Parse a non-negative integer option value; prints a usage error on bad
+ * input and returns -1. */
+long cli_opt_long(const char *opt, const char *value, long min, long max);
+/* Print a usage error for the current command and return CLI_USAGE. */
+int cli_usage_error(const cli_args *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* FILE count check: at most one. */
+int cli_args_done(cli_args *a);
+
+bool cli_is_help(const char *s);
+
+/* Subcommand groups. */
+int cli_json(int argc, char **argv);
+
+#endif

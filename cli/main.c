@@ -1,0 +1,50 @@
+/* agentwire — the command. One subcommand group per library module. */
+#include <string.h>
+
+#include "cli.h"
+
+static const char main_help[] =
+    "Usage: agentwire GROUP COMMAND [options] [FILE]\n"
+    "\n"
+    "The wire layer for LLM agents, as Unix filters. FILE defaults to stdin;\n"
+    "output goes to stdout. Exit status: 0 success, 1 input rejected (stderr\n"
+    "names the place as FILE:line:col: message), 2 usage error.\n"
+    "\n"
+    "Groups:\n"
+    "  json       validate, format (JSON.stringify-exact) and check JSON lines\n"
+    "\n"
+    "Run 'agentwire GROUP --help' for the commands of a group.\n"
+    "  --version  print the version\n"
+    "  --help     this text\n";
+
+typedef struct group {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} group;
+
+static const group groups[] = {
+    {"json", cli_json},
+};
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(main_help, stderr);
+        return CLI_USAGE;
+    }
+    if (cli_is_help(argv[1])) {
+        fputs(main_help, stdout);
+        return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("agentwire %s\n", aw_version());
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+        if (strcmp(argv[1], groups[i].name) == 0) {
+            int rc = groups[i].run(argc - 2, argv + 2);
+            if (fflush(stdout) != 0 && rc == CLI_OK) rc = CLI_REJECTED;
+            return rc;
+        }
+    fprintf(stderr, "agentwire: unknown group '%s'\nTry 'agentwire --help'.\n", argv[1]);
+    return CLI_USAGE;
+}

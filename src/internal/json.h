@@ -1,0 +1,59 @@
+/* Private parts of the json module shared by its files. */
+#ifndef AW_INTERNAL_JSON_H
+#define AW_INTERNAL_JSON_H
+
+#include "agentwire/json.h"
+#include "internal/arena.h"
+
+struct aw_json_doc {
+    aw_arena arena;
+    aw_json_value *root;
+};
+
+/* Reusable parse state: the scratch stacks survive between parses so the
+ * JSON-lines reader allocates nothing per line once warmed up. */
+typedef struct aw__json_frame {
+    size_t start;   /* first scratch entry of this container */
+    int is_object;
+} aw__json_frame;
+
+typedef struct aw__json_parser {
+    const aw_allocator *alloc;
+    size_t max_depth;
+    int allow_bom;
+    aw_json_member *scratch; /* values (and keys) of the open containers */
+    size_t scratch_len, scratch_cap;
+    aw__json_frame *frames;
+    size_t frames_cap;
+} aw__json_parser;
+
+void aw__json_parser_init(aw__json_parser *ps, const aw_json_read_options *opts);
+void aw__json_parser_free(aw__json_parser *ps);
+/* Parse text into values allocated in arena; *root receives the result. */
+int aw__json_parse_with(aw__json_parser *ps, aw_arena *arena, const char *text, size_t len,
+                        aw_json_value *root, aw_error *err);
+
+/* Is key a canonical array index ("0", "42", below 2^32 - 1)? Sets *index. */
+int aw__json_index_key(const char *key, size_t len, uint32_t *index);
+
+/* Work out AW_JSON_F_DUPKEYS and AW_JSON_F_INDEXKEYS for members[0..count).
+ * Returns the flags, or -1 when scratch memory could not be had. */
+int aw__json_object_flags(const aw_json_member *members, size_t count, const aw_allocator *alloc);
+
+/* For an object whose members need reordering (index keys or duplicates):
+ * fills order[] with the member indices to write, in JSON.stringify order,
+ * and value_of[i] with the member whose value member i shows (the last of
+ * its duplicates). Returns the number of entries in order, or -1 on
+ * allocation failure. order and value_of must hold count entries. */
+long aw__json_object_order(const aw_json_member *members, size_t count, const aw_allocator *alloc,
+                           size_t *order, size_t *value_of);
+
+/* Numbers. */
+/* strtod that ignores the C locale's decimal point; s[0..n) is a valid JSON
+ * number and s[n] must be writable (it is restored before returning). */
+double aw__json_strtod(char *s, size_t n);
+/* JavaScript Number::toString for finite d into out (at least 32 bytes);
+ * returns the length. */
+size_t aw__json_format_double(double d, char *out);
+
+#endif

@@ -1,0 +1,43 @@
+/* UTF-8 helpers shared by every module that reads or writes text. */
+#ifndef AW_INTERNAL_UTF8_H
+#define AW_INTERNAL_UTF8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Length (1..4) of the well-formed UTF-8 sequence at p (n bytes available),
+ * or 0 when the bytes there are not well-formed UTF-8: overlong forms,
+ * surrogates (ED A0..BF ..), code points above U+10FFFF, stray continuation
+ * bytes and truncated sequences are all rejected. */
+size_t aw__utf8_seq_len(const unsigned char *p, size_t n);
+
+/* 1 when p starts with the 3-byte generalized form of a surrogate code point
+ * (ED A0..BF 80..BF), which is how a lone "\udxxx" escape is kept. */
+static inline int aw__utf8_is_surrogate(const unsigned char *p, size_t n) {
+    return n >= 3 && p[0] == 0xED && p[1] >= 0xA0 && p[1] <= 0xBF && (p[2] & 0xC0) == 0x80;
+}
+
+/* Decode the sequence at p of length len (as returned by aw__utf8_seq_len, or
+ * 3 for a surrogate form). */
+uint32_t aw__utf8_decode(const unsigned char *p, size_t len);
+
+/* Encode cp (any value below 0x110000, surrogates included) into out (at
+ * least 4 bytes); returns the number of bytes written. */
+size_t aw__utf8_encode(uint32_t cp, char *out);
+
+/* Count code points in s[0..n); each invalid byte counts as one. */
+size_t aw__utf8_count(const char *s, size_t n);
+
+/* Byte length of the longest prefix of s[0..n) holding at most max_chars code
+ * points, never ending inside a well-formed sequence. */
+size_t aw__utf8_prefix(const char *s, size_t n, size_t max_chars);
+
+/* Byte length of the longest prefix of s[0..n) of at most max_bytes bytes
+ * that does not end inside a well-formed multi-byte sequence. */
+size_t aw__utf8_clip(const char *s, size_t n, size_t max_bytes);
+
+/* Index of the first byte at or after i that is >= 0x80 (n if none); the
+ * ASCII fast path for validators. */
+size_t aw__utf8_skip_ascii(const unsigned char *s, size_t i, size_t n);
+
+#endif

@@ -1,0 +1,125 @@
+/* Number text <-> double, independent of the C locale.
+ *
+ * Formatting follows ECMAScript Number::toString: the shortest digit string
+ * that reads back to the same double (found by trying 15, 16 and 17
+ * significant digits: any normal double whose shortest form has k <= 15
+ * digits prints as exactly that form at 15 digits, because 15-digit decimals
+ * are spaced wider than normal doubles), then JavaScript's choice between plain and
+ * exponent notation. */
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/json.h"
+
+/* The C library reads and prints numbers with the locale's decimal point;
+ * JSON always uses '.'. Swap it in and out when the locale differs. */
+static char locale_point(void) {
+    const char *dp = localeconv()->decimal_point;
+    return (dp && dp[0] && !dp[1]) ? dp[0] : '.';
+}
+
+double aw__json_strtod(char *s, size_t n) {
+    /* s[n] is writable scratch (the parser's padded copy, or a local
+     * buffer): terminate in place rather than copy, so numbers of any length
+     * need no allocation. */
+    char saved = s[n];
+    s[n] = '\0';
+    char dp = locale_point();
+    char *dot = NULL;
+    if (dp != '.') {
+        dot = memchr(s, '.', n);
+        if (dot) *dot = dp;
+    }
+    double d = strtod(s, NULL);
+    if (dot) *dot = '.';
+    s[n] = saved;
+    return d;
+}
+
+static size_t write_uint(uint64_t v, char *out) {
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+/* Shortest digits of |d| (d finite, non-zero): digits[] without a point,
+ * and the decimal exponent n such that |d| = 0.digits * 10^n. */
+static size_t shortest_digits(double d, char *digits, int *n_out) {
+    char buf[64];
+    char dp = locale_point();
+    /* Subnormals have fewer significant bits than 15 digits resolve, so
+     * their shortest form must be searched from one digit up. */
+    int first = d < 2.2250738585072014e-308 ? 1 : 15;
+    for (int prec = first; prec <= 17; prec++) {
+        int len = snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
+        if (len <= 0 || (size_t)len >= sizeof buf) continue;
+        char *point = strchr(buf, dp);
+        if (dp != '.' && point) *point = '.';
+        if (prec < 17 && aw__json_strtod(buf, (size_t)len) != d) continue;
+        /* buf: [-]d.ddddde[+-]xx */
+        const char *p = buf;
+        if (*p == '-') p++;
+        size_t k = 0;
+        for (; *p && *p != 'e'; p++)
+            if (*p >= '0' && *p <= '9') digits[k++] = *p;
+        int exp10 = atoi(p + 1);
+        while (k > 1 && digits[k - 1] == '0') k--;
+        *n_out = exp10 + 1;
+        return k;
+    }
+    return 0; /* not reached: 17 digits always round-trip */
+}
+
+size_t aw__json_format_double(double d, char *out) {
+    size_t o = 0;
+    if (d == 0) {
+        out[0] = '0'; /* -0 prints as 0 */
+        return 1;
+    }
+    if (d < 0) {
+        out[o++] = '-';
+        d = -d;
+    }
+    /* integers below 2^53 print as themselves */
+    if (d < 9007199254740992.0 && d == (double)(uint64_t)d) return o + write_uint((uint64_t)d, out + o);
+    char digits[32];
+    int n;
+    size_t k = shortest_digits(d, digits, &n);
+    if ((int)k <= n && n <= 21) {
+        memcpy(out + o, digits, k);
+        o += k;
+        for (int i = (int)k; i < n; i++) out[o++] = '0';
+    } else if (0 < n && n <= 21) {
+        memcpy(out + o, digits, (size_t)n);
+        o += (size_t)n;
+        out[o++] = '.';
+        memcpy(out + o, digits + n, k - (size_t)n);
+        o += k - (size_t)n;
+    } else if (-6 < n && n <= 0) {
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int i = 0; i < -n; i++) out[o++] = '0';
+        memcpy(out + o, digits, k);
+        o += k;
+    } else {
+        out[o++] = digits[0];
+        if (k > 1) {
+            out[o++] = '.';
+            memcpy(out + o, digits + 1, k - 1);
+            o += k - 1;
+        }
+        out[o++] = 'e';
+        int e = n - 1;
+        out[o++] = e < 0 ? '-' : '+';
+        o += write_uint((uint64_t)(e < 0 ? -e : e), out + o);
+    }
+    return o;
+}

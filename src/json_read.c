@@ -1,0 +1,556 @@
+/* The strict JSON reader.
+ *
+ * The input is copied once into the document's arena (with zero padding so
+ * vector loads never read past it) and strings are decoded in place: an
+ * escape never decodes to more bytes than it spans, so the decoded text fits
+ * where the raw text was. Containers are parsed with an explicit stack, so
+ * the nesting depth costs heap, not C stack, and is limited by max_depth. */
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "internal/errors.h"
+#include "internal/json.h"
+#include "internal/utf8.h"
+
+#define PAD 32 /* zero bytes after the copied input */
+
+typedef struct rd {
+    aw__json_parser *ps;
+    aw_arena *arena;
+    const char *src; /* caller's text, for error positions */
+    size_t len;
+    char *base;      /* arena copy; base[len..len+PAD) are zero */
+    char *p;
+    char *end;
+    aw_error *err;
+} rd;
+
+void aw__json_parser_init(aw__json_parser *ps, const aw_json_read_options *opts) {
+    memset(ps, 0, sizeof *ps);
+    ps->alloc = opts ? opts->alloc : NULL;
+    ps->max_depth = (opts && opts->max_depth) ? opts->max_depth : AW_JSON_DEFAULT_MAX_DEPTH;
+    ps->allow_bom = opts ? opts->allow_bom : 0;
+}
+
+void aw__json_parser_free(aw__json_parser *ps) {
+    aw_free(ps->alloc, ps->scratch);
+    aw_free(ps->alloc, ps->frames);
+    ps->scratch = NULL;
+    ps->frames = NULL;
+    ps->scratch_cap = ps->frames_cap = 0;
+}
+
+static int fail(rd *r, int code, const char *at, const char *msg) {
+    return aw__error_at(r->err, code, r->src, r->len, (size_t)(at - r->base), "%s", msg);
+}
+
+static int fail_unexpected(rd *r, const char *at, const char *what) {
+    if (at >= r->end) return fail(r, AW_ESYNTAX, at, "unexpected end of input");
+    unsigned char c = (unsigned char)*at;
+    if (c == 0) return aw__error_at(r->err, AW_ESYNTAX, r->src, r->len, (size_t)(at - r->base),
+                                    "unexpected NUL byte: %s", what);
+    if (c >= 0x20 && c < 0x7F)
+        return aw__error_at(r->err, AW_ESYNTAX, r->src, r->len, (size_t)(at - r->base),
+                            "unexpected '%c': %s", c, what);
+    return aw__error_at(r->err, AW_ESYNTAX, r->src, r->len, (size_t)(at - r->base),
+                        "unexpected byte 0x%02X: %s", c, what);
+}
+
+static inline char *skip_ws(char *p) {
+    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
+    return p;
+}
+
+/* ---- strings ------------------------------------------------------------ */
+
+static int hex4(const char *p, uint32_t *out) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= (uint32_t)(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= (uint32_t)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= (uint32_t)(c - 'A' + 10);
+        else return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Advance over bytes that need no attention inside a string: printable
+ * ASCII other than '"' and '\\'. */
+static inline char *scan_plain(char *p) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i bslash = _mm_set1_epi8('\\');
+    const __m128i limit = _mm_set1_epi8(0x1F);
+    for (;;) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        /* signed compare: bytes >= 0x80 are negative, so <= 0x1F catches
+         * control characters and non-ASCII bytes alike */
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                 _mm_cmplt_epi8(v, _mm_add_epi8(limit, _mm_set1_epi8(1))));
+        int mask = _mm_movemask_epi8(m);
+        if (mask) return p + __builtin_ctz((unsigned)mask);
+        p += 16;
+    }
+#else
+    for (;;) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
+        p++;
+    }
+#endif
+}
+
+/* p points after the opening quote. On success *out_s and *out_n describe the
+ * decoded string (NUL-terminated in place) and r->p is after the closing
+ * quote. */
+static int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
+    char *start = p;
+    char *dst = NULL; /* set once an escape forces copying */
+    for (;;) {
+        char *q = scan_plain(p);
+        if (dst) {
+            memmove(dst, p, (size_t)(q - p));
+            dst += q - p;
+        }
+        p = q;
+        unsigned char c = (unsigned char)*p;
+        if (c == '"') {
+            char *stop = dst ? dst : p;
+            *stop = '\0';
+            *out_s = start;
+            *out_n = (size_t)(stop - start);
+            r->p = p + 1;
+            return 0;
+        }
+        if (c == '\\') {
+            if (!dst) dst = p;
+            char e = p[1];
+            switch (e) {
+            case '"': *dst++ = '"'; p += 2; continue;
+            case '\\': *dst++ = '\\'; p += 2; continue;
+            case '/': *dst++ = '/'; p += 2; continue;
+            case 'b': *dst++ = '\b'; p += 2; continue;
+            case 'f': *dst++ = '\f'; p += 2; continue;
+            case 'n': *dst++ = '\n'; p += 2; continue;
+            case 'r': *dst++ = '\r'; p += 2; continue;
+            case 't': *dst++ = '\t'; p += 2; continue;
+            case 'u': {
+                uint32_t cp;
+                if (p + 6 > r->end || hex4(p + 2, &cp))
+                    return fail(r, AW_ESYNTAX, p, "invalid \\u escape: expected four hex digits");
+                p += 6;
+                if (cp >= 0xD800 && cp <= 0xDBFF && p[0] == '\\' && p[1] == 'u') {
+                    uint32_t lo;
+                    if (p + 6 <= r->end && hex4(p + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF) {
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                        p += 6;
+                    }
+                }
+                /* A lone surrogate is kept in its 3-byte generalized form,
+                 * as JSON.parse keeps it in a UTF-16 string. */
+                dst += aw__utf8_encode(cp, dst);
+                continue;
+            }
+            default:
+                if (p + 1 >= r->end) return fail(r, AW_ESYNTAX, p, "unterminated string");
+                return fail(r, AW_ESYNTAX, p, "invalid escape sequence in string");
+            }
+        }
+        if (c < 0x20) {
+            if (p >= r->end) return fail(r, AW_ESYNTAX, start - 1, "unterminated string");
+            return aw__error_at(r->err, AW_ESYNTAX, r->src, r->len, (size_t)(p - r->base),
+                                "control character U+%04X in string must be escaped", c);
+        }
+        /* non-ASCII: validate one sequence */
+        size_t n = aw__utf8_seq_len((const unsigned char *)p, (size_t)(r->end - p));
+        if (n == 0)
+            return aw__error_at(r->err, AW_EUTF8, r->src, r->len, (size_t)(p - r->base),
+                                "invalid UTF-8 byte 0x%02X in string", c);
+        if (dst) {
+            memmove(dst, p, n);
+            dst += n;
+        }
+        p += n;
+    }
+}
+
+/* ---- numbers ------------------------------------------------------------ */
+
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static const uint64_t pow10_u64[20] = {1ull,
+                                       10ull,
+                                       100ull,
+                                       1000ull,
+                                       10000ull,
+                                       100000ull,
+                                       1000000ull,
+                                       10000000ull,
+                                       100000000ull,
+                                       1000000000ull,
+                                       10000000000ull,
+                                       100000000000ull,
+                                       1000000000000ull,
+                                       10000000000000ull,
+                                       100000000000000ull,
+                                       1000000000000000ull,
+                                       10000000000000000ull,
+                                       100000000000000000ull,
+                                       1000000000000000000ull,
+                                       10000000000000000000ull};
+
+/* Accumulates the significant digits: m holds them without trailing zeros,
+ * zeros counts the zeros seen since the last non-zero digit. */
+typedef struct numacc {
+    uint64_t m;
+    long zeros;
+    int truncated;
+} numacc;
+
+static inline void acc_digit(numacc *a, unsigned d) {
+    if (d == 0) {
+        a->zeros++;
+        return;
+    }
+    if (a->truncated) return;
+    long k = a->zeros + 1;
+    uint64_t t;
+    if (k > 19 || __builtin_mul_overflow(a->m, pow10_u64[k], &t) ||
+        __builtin_add_overflow(t, (uint64_t)d, &a->m)) {
+        a->truncated = 1;
+        return;
+    }
+    a->zeros = 0;
+}
+
+static int parse_number(rd *r, char *p, aw_json_value *v) {
+    char *start = p;
+    int neg = 0;
+    numacc a = {0, 0, 0};
+    long frac_digits = 0;
+    long exp10 = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    if (*p == '0') {
+        p++;
+        if (*p >= '0' && *p <= '9') return fail(r, AW_ESYNTAX, p - 1, "leading zeros are not allowed in numbers");
+    } else if (*p >= '1' && *p <= '9') {
+        while (*p >= '0' && *p <= '9') acc_digit(&a, (unsigned)(*p++ - '0'));
+    } else {
+        return fail(r, AW_ESYNTAX, p, neg ? "expected a digit after '-'" : "expected a value");
+    }
+    if (*p == '.') {
+        p++;
+        if (!(*p >= '0' && *p <= '9')) return fail(r, AW_ESYNTAX, p, "expected a digit after the decimal point");
+        while (*p >= '0' && *p <= '9') {
+            acc_digit(&a, (unsigned)(*p++ - '0'));
+            frac_digits++;
+        }
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        int eneg = 0;
+        if (*p == '+' || *p == '-') eneg = *p++ == '-';
+        if (!(*p >= '0' && *p <= '9')) return fail(r, AW_ESYNTAX, p, "expected a digit in the exponent");
+        long e = 0;
+        while (*p >= '0' && *p <= '9') {
+            if (e < 100000000) e = e * 10 + (*p - '0');
+            p++;
+        }
+        exp10 = eneg ? -e : e;
+    }
+    size_t text_len = (size_t)(p - start);
+    if (text_len > UINT32_MAX) return fail(r, AW_ELIMIT, start, "number literal too long");
+
+    /* value = m * 10^e exactly, when not truncated */
+    long e = exp10 - frac_digits + a.zeros;
+    int is_int = 0;
+    int64_t iv = 0;
+    double d;
+    if (!a.truncated) {
+        if (a.m == 0) {
+            is_int = 1;
+        } else if (e >= 0 && e <= 19) {
+            uint64_t t;
+            if (!__builtin_mul_overflow(a.m, pow10_u64[e], &t)) {
+                if (!neg && t <= (uint64_t)INT64_MAX) {
+                    is_int = 1;
+                    iv = (int64_t)t;
+                } else if (neg && t <= (uint64_t)INT64_MAX + 1) {
+                    is_int = 1;
+                    iv = t == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)t;
+                }
+            }
+        }
+    }
+    /* Clinger's fast path: exact when both the digits and the power of ten
+     * are exactly representable. Anything else goes to strtod. */
+    if (!a.truncated && a.m <= (1ull << 53) && e >= -22 && e <= 22) {
+        d = (double)a.m;
+        if (e > 0) d *= pow10_exact[e];
+        else if (e < 0) d /= pow10_exact[-e];
+        if (neg) d = -d;
+    } else {
+        d = aw__json_strtod(start, text_len);
+    }
+    v->type = AW_JSON_NUMBER;
+    v->flags = is_int ? AW_JSON_F_INT : 0;
+    v->num_len = (uint32_t)text_len;
+    v->u.num.d = d;
+    v->u.num.i = iv;
+    v->u.num.text = start;
+    r->p = p;
+    return 0;
+}
+
+/* ---- containers --------------------------------------------------------- */
+
+static int scratch_push(rd *r) {
+    aw__json_parser *ps = r->ps;
+    if (ps->scratch_len == ps->scratch_cap) {
+        size_t cap = ps->scratch_cap ? ps->scratch_cap * 2 : 64;
+        aw_json_member *s = aw_realloc(ps->alloc, ps->scratch, cap * sizeof *s);
+        if (!s) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
+        ps->scratch = s;
+        ps->scratch_cap = cap;
+    }
+    ps->scratch_len++;
+    return 0;
+}
+
+static int frame_push(rd *r, size_t depth, int is_object, const char *at) {
+    aw__json_parser *ps = r->ps;
+    if (depth >= ps->max_depth)
+        return aw__error_at(r->err, AW_ELIMIT, r->src, r->len, (size_t)(at - r->base),
+                            "nesting deeper than %zu levels", ps->max_depth);
+    if (depth == ps->frames_cap) {
+        size_t cap = ps->frames_cap ? ps->frames_cap * 2 : 32;
+        if (cap > ps->max_depth) cap = ps->max_depth;
+        aw__json_frame *f = aw_realloc(ps->alloc, ps->frames, cap * sizeof *f);
+        if (!f) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
+        ps->frames = f;
+        ps->frames_cap = cap;
+    }
+    ps->frames[depth].start = ps->scratch_len;
+    ps->frames[depth].is_object = is_object;
+    return 0;
+}
+
+/* Move the scratch entries of the innermost container into the arena. */
+static int close_container(rd *r, size_t depth, aw_json_value *out) {
+    aw__json_parser *ps = r->ps;
+    aw__json_frame *f = &ps->frames[depth];
+    size_t count = ps->scratch_len - f->start;
+    aw_json_member *src = ps->scratch + f->start;
+    memset(out, 0, sizeof *out);
+    if (f->is_object) {
+        out->type = AW_JSON_OBJECT;
+        if (count) {
+            aw_json_member *m = aw__arena_alloc(r->arena, count * sizeof *m);
+            if (!m) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
+            memcpy(m, src, count * sizeof *m);
+            int flags = aw__json_object_flags(m, count, ps->alloc);
+            if (flags < 0) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
+            out->flags = (uint8_t)flags;
+            out->u.obj.members = m;
+        }
+        out->u.obj.count = out->u.obj.cap = count;
+    } else {
+        out->type = AW_JSON_ARRAY;
+        if (count) {
+            aw_json_value *items = aw__arena_alloc(r->arena, count * sizeof *items);
+            if (!items) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
+            for (size_t i = 0; i < count; i++) items[i] = src[i].value;
+            out->u.arr.items = items;
+        }
+        out->u.arr.count = out->u.arr.cap = count;
+    }
+    ps->scratch_len = f->start;
+    return 0;
+}
+
+/* ---- the driver --------------------------------------------------------- */
+
+static int parse_key(rd *r, char *p) {
+    if (*p != '"') {
+        if (*p == '}') return fail(r, AW_ESYNTAX, p, "trailing comma before '}'");
+        return fail_unexpected(r, p, "expected a string key");
+    }
+    if (scratch_push(r)) return AW_ENOMEM;
+    aw_json_member *m = &r->ps->scratch[r->ps->scratch_len - 1];
+    int rc = parse_string(r, p + 1, &m->key, &m->key_len);
+    if (rc) return rc;
+    p = skip_ws(r->p);
+    if (*p != ':') return fail_unexpected(r, p, "expected ':' after an object key");
+    r->p = skip_ws(p + 1);
+    return 0;
+}
+
+static int parse_document(rd *r, aw_json_value *root) {
+    aw__json_parser *ps = r->ps;
+    size_t depth = 0;
+    char *p = skip_ws(r->p);
+    aw_json_value v;
+    int rc;
+
+    ps->scratch_len = 0;
+    for (;;) {
+        /* parse one value at p into v, or open a container */
+        switch (*p) {
+        case '{':
+            if ((rc = frame_push(r, depth, 1, p))) return rc;
+            depth++;
+            p = skip_ws(p + 1);
+            if (*p == '}') {
+                p++;
+                depth--;
+                if ((rc = close_container(r, depth, &v))) return rc;
+                break;
+            }
+            if ((rc = parse_key(r, p))) return rc;
+            p = r->p;
+            continue;
+        case '[':
+            if ((rc = frame_push(r, depth, 0, p))) return rc;
+            depth++;
+            p = skip_ws(p + 1);
+            if (*p == ']') {
+                p++;
+                depth--;
+                if ((rc = close_container(r, depth, &v))) return rc;
+                break;
+            }
+            if ((rc = scratch_push(r))) return rc;
+            ps->scratch[ps->scratch_len - 1].key = NULL;
+            ps->scratch[ps->scratch_len - 1].key_len = 0;
+            continue;
+        case '"':
+            v.type = AW_JSON_STRING;
+            v.flags = 0;
+            v.num_len = 0;
+            if ((rc = parse_string(r, p + 1, &v.u.str.ptr, &v.u.str.len))) return rc;
+            p = r->p;
+            break;
+        case 't':
+            if (memcmp(p, "true", 4)) return fail_unexpected(r, p, "expected a value");
+            memset(&v, 0, sizeof v);
+            v.type = AW_JSON_BOOL;
+            v.u.b = true;
+            p += 4;
+            break;
+        case 'f':
+            if (memcmp(p, "false", 5)) return fail_unexpected(r, p, "expected a value");
+            memset(&v, 0, sizeof v);
+            v.type = AW_JSON_BOOL;
+            v.u.b = false;
+            p += 5;
+            break;
+        case 'n':
+            if (memcmp(p, "null", 4)) return fail_unexpected(r, p, "expected a value");
+            memset(&v, 0, sizeof v);
+            v.type = AW_JSON_NULL;
+            p += 4;
+            break;
+        case '-': case '0': case '1': case '2': case '3': case '4':
+        case '5': case '6': case '7': case '8': case '9':
+            v.reserved_ = 0;
+            if ((rc = parse_number(r, p, &v))) return rc;
+            p = r->p;
+            break;
+        default:
+            if (depth && !ps->frames[depth - 1].is_object && *p == ']' &&
+                ps->scratch_len - 1 > ps->frames[depth - 1].start)
+                return fail(r, AW_ESYNTAX, p, "trailing comma before ']'");
+            return fail_unexpected(r, p, "expected a value");
+        }
+
+        /* v is complete: store it and find what comes next */
+        for (;;) {
+            if (depth == 0) {
+                *root = v;
+                r->p = p;
+                return 0;
+            }
+            ps->scratch[ps->scratch_len - 1].value = v;
+            aw__json_frame *f = &ps->frames[depth - 1];
+            p = skip_ws(p);
+            if (*p == ',') {
+                p = skip_ws(p + 1);
+                if (f->is_object) {
+                    if ((rc = parse_key(r, p))) return rc;
+                    p = r->p;
+                } else {
+                    if ((rc = scratch_push(r))) return rc;
+                    ps->scratch[ps->scratch_len - 1].key = NULL;
+                    ps->scratch[ps->scratch_len - 1].key_len = 0;
+                }
+                break; /* parse the next value */
+            }
+            if (f->is_object ? *p != '}' : *p != ']')
+                return fail_unexpected(r, p, f->is_object ? "expected ',' or '}' after an object member"
+                                                          : "expected ',' or ']' after an array element");
+            p++;
+            depth--;
+            if ((rc = close_container(r, depth, &v))) return rc;
+        }
+    }
+}
+
+int aw__json_parse_with(aw__json_parser *ps, aw_arena *arena, const char *text, size_t len,
+                        aw_json_value *root, aw_error *err) {
+    if (!text && len) return aw__error_set(err, AW_EINVAL, "NULL text");
+    if (len > SIZE_MAX - PAD - 64) return aw__error_set(err, AW_ELIMIT, "input too large");
+    /* One arena block for the copy and a first share of the values. */
+    if (aw__arena_reserve(arena, len + PAD + len / 2 + 256))
+        return aw__error_set(err, AW_ENOMEM, "out of memory");
+    char *base = aw__arena_alloc(arena, len + PAD);
+    if (!base) return aw__error_set(err, AW_ENOMEM, "out of memory");
+    if (len) memcpy(base, text, len);
+    memset(base + len, 0, PAD);
+
+    rd r = {ps, arena, text, len, base, base, base + len, err};
+    if (ps->allow_bom && len >= 3 && memcmp(base, "\xEF\xBB\xBF", 3) == 0) r.p += 3;
+    int rc = parse_document(&r, root);
+    if (rc) return rc;
+    char *p = skip_ws(r.p);
+    if (p != r.end) return fail_unexpected(&r, p, "unexpected data after the JSON value");
+    return 0;
+}
+
+int aw_json_parse(const char *text, size_t len, const aw_json_read_options *opts,
+                  aw_json_doc **out, aw_error *err) {
+    if (!out) return aw__error_set(err, AW_EINVAL, "NULL output pointer");
+    *out = NULL;
+    const aw_allocator *alloc = opts ? opts->alloc : NULL;
+    aw_json_doc *doc = aw_malloc(alloc, sizeof *doc);
+    if (!doc) return aw__error_set(err, AW_ENOMEM, "out of memory");
+    aw__arena_init(&doc->arena, alloc);
+    doc->root = NULL;
+    aw__json_parser ps;
+    aw__json_parser_init(&ps, opts);
+    aw_json_value root;
+    int rc = aw__json_parse_with(&ps, &doc->arena, text, len, &root, err);
+    aw__json_parser_free(&ps);
+    if (rc == 0) {
+        doc->root = aw__arena_alloc(&doc->arena, sizeof *doc->root);
+        if (!doc->root) rc = aw__error_set(err, AW_ENOMEM, "out of memory");
+        else *doc->root = root;
+    }
+    if (rc) {
+        aw__arena_free(&doc->arena);
+        aw_free(alloc, doc);
+        return rc;
+    }
+    *out = doc;
+    return 0;
+}

@@ -1,0 +1,266 @@
+/* The JSON writer: JSON.stringify's exact bytes.
+ *
+ * Containers are walked with an explicit stack, so documents of any depth
+ * are written without recursion. Objects that need reordering (array-index
+ * keys first, duplicate keys collapsed) get an order computed once per
+ * object; the common object is written as stored. */
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "internal/errors.h"
+#include "internal/json.h"
+#include "internal/utf8.h"
+
+static const char hexdig[] = "0123456789abcdef";
+
+/* Bytes that JSON.stringify never escapes, in runs: printable ASCII other
+ * than '"' and '\\'. Returns the index of the first byte needing care. */
+static inline size_t plain_run(const unsigned char *s, size_t i, size_t n) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i bslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                 _mm_cmplt_epi8(v, space));
+        int mask = _mm_movemask_epi8(m);
+        if (mask) return i + (size_t)__builtin_ctz((unsigned)mask);
+        i += 16;
+    }
+#endif
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return i;
+        i++;
+    }
+    return n;
+}
+
+int aw_json_write_string(aw_buf *out, const char *str, size_t len) {
+    const unsigned char *s = (const unsigned char *)str;
+    if (aw_buf_reserve(out, len + 2)) return AW_ENOMEM;
+    out->data[out->len++] = '"';
+    size_t i = 0;
+    while (i < len) {
+        size_t j = plain_run(s, i, len);
+        if (j > i) {
+            if (aw_buf_reserve(out, j - i + 1)) return AW_ENOMEM;
+            memcpy(out->data + out->len, s + i, j - i);
+            out->len += j - i;
+            i = j;
+            if (i == len) break;
+        }
+        /* room for the longest thing one step writes, "\udxxx", and the
+         * remaining text's share reserved above */
+        if (aw_buf_reserve(out, 12 + (len - i))) return AW_ENOMEM;
+        char *o = out->data + out->len;
+        unsigned char c = s[i];
+        if (c >= 0x80) {
+            size_t n = aw__utf8_seq_len(s + i, len - i);
+            if (n) {
+                memcpy(o, s + i, n);
+                out->len += n;
+                i += n;
+            } else if (aw__utf8_is_surrogate(s + i, len - i)) {
+                uint32_t cp = aw__utf8_decode(s + i, 3);
+                o[0] = '\\';
+                o[1] = 'u';
+                o[2] = hexdig[(cp >> 12) & 15];
+                o[3] = hexdig[(cp >> 8) & 15];
+                o[4] = hexdig[(cp >> 4) & 15];
+                o[5] = hexdig[cp & 15];
+                out->len += 6;
+                i += 3;
+            } else {
+                /* not UTF-8 at all: JavaScript strings cannot hold such a
+                 * byte, so write what a decoder would show, U+FFFD */
+                memcpy(o, "\xEF\xBF\xBD", 3);
+                out->len += 3;
+                i += 1;
+            }
+            continue;
+        }
+        o[0] = '\\';
+        switch (c) {
+        case '"': o[1] = '"'; out->len += 2; break;
+        case '\\': o[1] = '\\'; out->len += 2; break;
+        case '\b': o[1] = 'b'; out->len += 2; break;
+        case '\f': o[1] = 'f'; out->len += 2; break;
+        case '\n': o[1] = 'n'; out->len += 2; break;
+        case '\r': o[1] = 'r'; out->len += 2; break;
+        case '\t': o[1] = 't'; out->len += 2; break;
+        default:
+            o[1] = 'u';
+            o[2] = '0';
+            o[3] = '0';
+            o[4] = hexdig[c >> 4];
+            o[5] = hexdig[c & 15];
+            out->len += 6;
+        }
+        i++;
+    }
+    if (aw_buf_reserve(out, 1)) return AW_ENOMEM;
+    out->data[out->len++] = '"';
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+int aw_json_write_number(aw_buf *out, double d) {
+    if (d != d || d - d != 0) return aw_buf_append(out, "null", 4); /* NaN, +-inf */
+    char tmp[40];
+    size_t n = aw__json_format_double(d, tmp);
+    return aw_buf_append(out, tmp, n);
+}
+
+static int write_num(aw_buf *out, const aw_json_value *v) {
+    /* exact integers that a double holds exactly print as written */
+    if ((v->flags & AW_JSON_F_INT) && v->u.num.i > -9007199254740992LL &&
+        v->u.num.i < 9007199254740992LL && (double)v->u.num.i == v->u.num.d) {
+        char tmp[24];
+        int64_t i = v->u.num.i;
+        uint64_t u = i < 0 ? (uint64_t)(-i) : (uint64_t)i;
+        size_t n = 0;
+        char rev[24];
+        do {
+            rev[n++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        size_t o = 0;
+        if (i < 0) tmp[o++] = '-';
+        while (n) tmp[o++] = rev[--n];
+        return aw_buf_append(out, tmp, o);
+    }
+    return aw_json_write_number(out, v->u.num.d);
+}
+
+typedef struct wframe {
+    const aw_json_value *v;
+    size_t next;      /* position in order (or in members/items) */
+    size_t count;     /* entries to write */
+    size_t *order;    /* NULL: members in stored order */
+    size_t *value_of; /* with order: member whose value to show */
+} wframe;
+
+typedef struct writer {
+    aw_buf *out;
+    const aw_allocator *alloc;
+    int indent;
+    wframe *stack;
+    size_t depth, cap;
+    aw_error *err;
+} writer;
+
+static int newline_indent(writer *w, size_t depth) {
+    size_t n = 1 + (size_t)w->indent * depth;
+    if (aw_buf_reserve(w->out, n)) return AW_ENOMEM;
+    char *o = w->out->data + w->out->len;
+    o[0] = '\n';
+    memset(o + 1, ' ', n - 1);
+    w->out->len += n;
+    w->out->data[w->out->len] = '\0';
+    return 0;
+}
+
+static void free_frame(writer *w, wframe *f) {
+    aw_free(w->alloc, f->order);
+    aw_free(w->alloc, f->value_of);
+    f->order = f->value_of = NULL;
+}
+
+/* Open a container: write its first bracket (or the empty form) and push a
+ * frame when it has content. */
+static int open_container(writer *w, const aw_json_value *v) {
+    size_t count = aw_json_count(v);
+    int obj = v->type == AW_JSON_OBJECT;
+    if (count == 0) return aw_buf_append(w->out, obj ? "{}" : "[]", 2);
+    if (w->depth == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 16;
+        wframe *s = aw_realloc(w->alloc, w->stack, cap * sizeof *s);
+        if (!s) return AW_ENOMEM;
+        w->stack = s;
+        w->cap = cap;
+    }
+    wframe f = {v, 0, count, NULL, NULL};
+    if (obj && (v->flags & (AW_JSON_F_DUPKEYS | AW_JSON_F_INDEXKEYS | AW_JSON_F_UNCHECKED))) {
+        f.order = aw_malloc(w->alloc, count * sizeof *f.order);
+        f.value_of = aw_malloc(w->alloc, count * sizeof *f.value_of);
+        long n = (f.order && f.value_of)
+                     ? aw__json_object_order(v->u.obj.members, count, w->alloc, f.order, f.value_of)
+                     : -1;
+        if (n < 0) {
+            free_frame(w, &f);
+            return AW_ENOMEM;
+        }
+        f.count = (size_t)n;
+    }
+    w->stack[w->depth++] = f;
+    return aw_buf_putc(w->out, obj ? '{' : '[');
+}
+
+static int write_scalar(writer *w, const aw_json_value *v) {
+    switch (v->type) {
+    case AW_JSON_NULL: return aw_buf_append(w->out, "null", 4);
+    case AW_JSON_BOOL: return v->u.b ? aw_buf_append(w->out, "true", 4) : aw_buf_append(w->out, "false", 5);
+    case AW_JSON_NUMBER: return write_num(w->out, v);
+    case AW_JSON_STRING: return aw_json_write_string(w->out, v->u.str.ptr, v->u.str.len);
+    default: return aw__error_set(w->err, AW_EINVAL, "value of unknown type %d", v->type);
+    }
+}
+
+static int write_any(writer *w, const aw_json_value *v) {
+    if (v->type == AW_JSON_ARRAY || v->type == AW_JSON_OBJECT) return open_container(w, v);
+    return write_scalar(w, v);
+}
+
+static int run(writer *w, const aw_json_value *root) {
+    int rc = write_any(w, root);
+    if (rc) return rc;
+    while (w->depth) {
+        wframe *f = &w->stack[w->depth - 1];
+        int obj = f->v->type == AW_JSON_OBJECT;
+        if (f->next == f->count) {
+            size_t depth = w->depth - 1;
+            free_frame(w, f);
+            w->depth--;
+            if (w->indent && (rc = newline_indent(w, depth))) return rc;
+            if ((rc = aw_buf_putc(w->out, obj ? '}' : ']'))) return rc;
+            continue;
+        }
+        if (f->next && (rc = aw_buf_putc(w->out, ','))) return rc;
+        if (w->indent && (rc = newline_indent(w, w->depth))) return rc;
+        const aw_json_value *child;
+        if (obj) {
+            size_t idx = f->order ? f->order[f->next] : f->next;
+            const aw_json_member *m = &f->v->u.obj.members[idx];
+            if ((rc = aw_json_write_string(w->out, m->key, m->key_len))) return rc;
+            if ((rc = w->indent ? aw_buf_append(w->out, ": ", 2) : aw_buf_putc(w->out, ':'))) return rc;
+            child = f->order ? &f->v->u.obj.members[f->value_of[idx]].value : &m->value;
+        } else {
+            child = &f->v->u.arr.items[f->next];
+        }
+        f->next++;
+        if ((rc = write_any(w, child))) return rc;
+    }
+    return 0;
+}
+
+int aw_json_write(const aw_json_value *v, const aw_json_write_options *opts, aw_buf *out,
+                  aw_error *err) {
+    if (!v || !out) return aw__error_set(err, AW_EINVAL, "NULL value or buffer");
+    writer w = {out, out->alloc, 0, NULL, 0, 0, err};
+    if (opts) w.indent = opts->indent < 0 ? 0 : opts->indent > 10 ? 10 : opts->indent;
+    size_t start = out->len;
+    int rc = run(&w, v);
+    while (w.depth) free_frame(&w, &w.stack[--w.depth]);
+    aw_free(w.alloc, w.stack);
+    if (rc) {
+        out->len = start; /* leave the buffer as it was */
+        if (out->data) out->data[start] = '\0';
+        if (rc == AW_ENOMEM) aw__error_set(err, AW_ENOMEM, "out of memory");
+    }
+    return rc;
+}

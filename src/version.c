@@ -1,0 +1,3 @@
+#include "agentwire/agentwire.h"
+
+const char *aw_version(void) { return AGENTWIRE_VERSION_STRING; }
