@@ -70,8 +70,10 @@ int cli_stream_input(const char *path, size_t chunk_size, cli_chunk_fn fn, void 
 }
 
 void cli_report(const char *name, const aw_error *err) {
-    if (err->line)
+    if (err->line && err->column)
         fprintf(stderr, "%s:%zu:%zu: %s\n", name, err->line, err->column, err->message);
+    else if (err->line)
+        fprintf(stderr, "%s:%zu: %s\n", name, err->line, err->message);
     else
         fprintf(stderr, "%s: %s\n", name, err->message[0] ? err->message : aw_strerror(err->code));
 }

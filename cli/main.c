@@ -12,6 +12,9 @@ static const char main_help[] =
     "\n"
     "Groups:\n"
     "  json       validate, format (JSON.stringify-exact) and check JSON lines\n"
+    "  thread     agent events <-> <thread> XML\n"
+    "  messages   chat messages (OpenAI, Anthropic, LangChain) -> <thread> XML or text,\n"
+    "             and tool calls written in fenced ```json blocks\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -24,6 +27,7 @@ typedef struct group {
 
 static const group groups[] = {
     {"json", cli_json},
+    {"thread", cli_thread},
 };
 
 int main(int argc, char **argv) {

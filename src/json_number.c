@@ -123,3 +123,19 @@ size_t aw__json_format_double(double d, char *out) {
     }
     return o;
 }
+
+size_t aw__js_number_string(double d, char *out) {
+    if (d != d) {
+        memcpy(out, "NaN", 3);
+        return 3;
+    }
+    if (d - d != 0) {
+        if (d < 0) {
+            memcpy(out, "-Infinity", 9);
+            return 9;
+        }
+        memcpy(out, "Infinity", 8);
+        return 8;
+    }
+    return aw__json_format_double(d, out);
+}

@@ -11,6 +11,10 @@
 #include "buf.h"
 #include "error.h"
 #include "json.h"
+#include "xml.h"
+#include "event.h"
+#include "thread.h"
+#include "messages.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -55,5 +55,8 @@ double aw__json_strtod(char *s, size_t n);
 /* JavaScript Number::toString for finite d into out (at least 32 bytes);
  * returns the length. */
 size_t aw__json_format_double(double d, char *out);
+/* JavaScript String(d) for any double: as above, plus "NaN", "Infinity",
+ * "-Infinity". out needs 32 bytes. */
+size_t aw__js_number_string(double d, char *out);
 
 #endif

@@ -1,0 +1,103 @@
+/* expat with agentwire's allocator, DOCTYPE refusal and error reporting. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal/errors.h"
+#include "internal/expat.h"
+
+static _Thread_local const aw_allocator *current_alloc;
+
+static void *mm_malloc(size_t n) { return aw_malloc(current_alloc, n); }
+static void *mm_realloc(void *p, size_t n) { return aw_realloc(current_alloc, p, n); }
+static void mm_free(void *p) { aw_free(current_alloc, p); }
+
+static const XML_Memory_Handling_Suite suite = {mm_malloc, mm_realloc, mm_free};
+
+static void XMLCALL on_doctype(void *ud, const XML_Char *name, const XML_Char *sysid,
+                               const XML_Char *pubid, int has_internal_subset) {
+    (void)name;
+    (void)sysid;
+    (void)pubid;
+    (void)has_internal_subset;
+    aw_expat *x = ud;
+    x->refused = 1;
+    aw__expat_fail(x, AW_ESYNTAX, "a DOCTYPE is not allowed (entity and DTD processing are refused)");
+}
+
+static void XMLCALL on_entity_decl(void *ud, const XML_Char *name, int is_param, const XML_Char *value,
+                                   int value_len, const XML_Char *base, const XML_Char *sysid,
+                                   const XML_Char *pubid, const XML_Char *notation) {
+    (void)name; (void)is_param; (void)value; (void)value_len;
+    (void)base; (void)sysid; (void)pubid; (void)notation;
+    aw_expat *x = ud;
+    x->refused = 1;
+    aw__expat_fail(x, AW_ESYNTAX, "entity declarations are not allowed");
+}
+
+int aw__expat_init(aw_expat *x, const aw_allocator *alloc, aw_error *err) {
+    memset(x, 0, sizeof *x);
+    x->alloc = alloc;
+    x->err = err;
+    const aw_allocator *saved = current_alloc;
+    current_alloc = alloc;
+    x->parser = XML_ParserCreate_MM("UTF-8", &suite, NULL);
+    current_alloc = saved;
+    if (!x->parser) return aw__error_set(err, AW_ENOMEM, "out of memory");
+    XML_SetUserData(x->parser, x);
+    XML_SetStartDoctypeDeclHandler(x->parser, on_doctype);
+    XML_SetEntityDeclHandler(x->parser, on_entity_decl);
+    /* never read external entities or parameter entities */
+    XML_SetParamEntityParsing(x->parser, XML_PARAM_ENTITY_PARSING_NEVER);
+    return 0;
+}
+
+void aw__expat_free(aw_expat *x) {
+    if (!x->parser) return;
+    const aw_allocator *saved = current_alloc;
+    current_alloc = x->alloc;
+    XML_ParserFree(x->parser);
+    current_alloc = saved;
+    x->parser = NULL;
+}
+
+void aw__expat_fail(aw_expat *x, int code, const char *fmt, ...) {
+    if (x->stopped) return;
+    x->stopped = 1;
+    if (x->err) {
+        char msg[AW_ERROR_MESSAGE_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        size_t off = (size_t)XML_GetCurrentByteIndex(x->parser);
+        aw__error_at(x->err, code, x->text, x->len, off, "%s", msg);
+    }
+    XML_StopParser(x->parser, XML_FALSE);
+}
+
+int aw__expat_parse(aw_expat *x, const char *text, size_t len) {
+    x->text = text;
+    x->len = len;
+    const aw_allocator *saved = current_alloc;
+    current_alloc = x->alloc;
+    size_t pos = 0;
+    enum XML_Status st = XML_STATUS_OK;
+    do {
+        size_t n = len - pos;
+        if (n > (1u << 30)) n = 1u << 30;
+        st = XML_Parse(x->parser, text + pos, (int)n, pos + n == len);
+        pos += n;
+    } while (st == XML_STATUS_OK && pos < len);
+    current_alloc = saved;
+    if (x->stopped) return x->err ? x->err->code : AW_ESYNTAX;
+    if (st != XML_STATUS_OK) {
+        enum XML_Error code = XML_GetErrorCode(x->parser);
+        if (code == XML_ERROR_NO_MEMORY) return aw__error_set(x->err, AW_ENOMEM, "out of memory");
+        size_t off = (size_t)XML_GetCurrentByteIndex(x->parser);
+        int aw_code = code == XML_ERROR_INVALID_TOKEN && off < len && ((unsigned char)text[off] >= 0x80)
+                          ? AW_EUTF8 : AW_ESYNTAX;
+        return aw__error_at(x->err, aw_code, text, len, off, "malformed XML: %s", XML_ErrorString(code));
+    }
+    return 0;
+}

@@ -1,0 +1,68 @@
+#include <string.h>
+
+#include "agentwire/error.h"
+#include "internal/strmap.h"
+
+static size_t hash(aw_text k) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < k.len; i++) {
+        h ^= (unsigned char)k.ptr[i];
+        h *= 1099511628211ull;
+    }
+    return (size_t)(h ^ (h >> 29));
+}
+
+void aw__strmap_init(aw_strmap *m, const aw_allocator *alloc) {
+    m->alloc = alloc;
+    m->slots = NULL;
+    m->cap = m->count = 0;
+}
+
+void aw__strmap_free(aw_strmap *m) {
+    aw_free(m->alloc, m->slots);
+    m->slots = NULL;
+    m->cap = m->count = 0;
+}
+
+static aw_strmap_slot *find(aw_strmap_slot *slots, size_t cap, aw_text key) {
+    size_t i = hash(key) & (cap - 1);
+    for (;;) {
+        aw_strmap_slot *s = &slots[i];
+        if (!s->used) return s;
+        if (s->key.len == key.len && memcmp(s->key.ptr, key.ptr, key.len) == 0) return s;
+        i = (i + 1) & (cap - 1);
+    }
+}
+
+static int grow(aw_strmap *m) {
+    size_t cap = m->cap ? m->cap * 2 : 16;
+    aw_strmap_slot *slots = aw_malloc(m->alloc, cap * sizeof *slots);
+    if (!slots) return AW_ENOMEM;
+    memset(slots, 0, cap * sizeof *slots);
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->slots[i].used) *find(slots, cap, m->slots[i].key) = m->slots[i];
+    aw_free(m->alloc, m->slots);
+    m->slots = slots;
+    m->cap = cap;
+    return 0;
+}
+
+int aw__strmap_set(aw_strmap *m, aw_text key, aw_text value) {
+    if ((m->count + 1) * 2 > m->cap && grow(m)) return AW_ENOMEM;
+    aw_strmap_slot *s = find(m->slots, m->cap, key);
+    if (!s->used) {
+        s->used = 1;
+        s->key = key;
+        m->count++;
+    }
+    s->value = value;
+    return 0;
+}
+
+int aw__strmap_get(const aw_strmap *m, aw_text key, aw_text *value) {
+    if (!m->cap) return 0;
+    aw_strmap_slot *s = find(m->slots, m->cap, key);
+    if (!s->used) return 0;
+    *value = s->value;
+    return 1;
+}
