@@ -78,6 +78,32 @@ static size_t shortest_digits(double d, char *digits, int *n_out) {
     return 0; /* not reached: 17 digits always round-trip */
 }
 
+static const double exact_pow10[18] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
+                                       1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
+
+/* Fast path for numbers with few decimals such as 12.5 or 0.001 (most
+ * durations and scores). For the first k where t = d * 10^k is an integer
+ * below 2^50 and t / 10^k == d (both operands exact, so the division is
+ * correctly rounded, as strtod would round "t e-k"), t's digits without
+ * trailing zeros are the shortest form: below 2^50 the spacing of k-digit
+ * decimals is at least 4 ulp of d, so only one of them reads back to d, and
+ * any shorter form, padded with zeros, would be that one. Returns 0 when
+ * the fast path does not apply. */
+static size_t short_decimal_digits(double d, char *digits, int *n_out) {
+    const double limit = 1125899906842624.0; /* 2^50 */
+    if (d >= limit || d < 1e-7) return 0;
+    for (int k = 1; k <= 17; k++) {
+        double t = d * exact_pow10[k];
+        if (t >= limit) return 0;
+        if (t != (double)(uint64_t)t || t / exact_pow10[k] != d) continue;
+        size_t len = write_uint((uint64_t)t, digits);
+        *n_out = (int)len - k;
+        while (len > 1 && digits[len - 1] == '0') len--;
+        return len;
+    }
+    return 0;
+}
+
 size_t aw__json_format_double(double d, char *out) {
     size_t o = 0;
     if (d == 0) {
@@ -92,7 +118,8 @@ size_t aw__json_format_double(double d, char *out) {
     if (d < 9007199254740992.0 && d == (double)(uint64_t)d) return o + write_uint((uint64_t)d, out + o);
     char digits[32];
     int n;
-    size_t k = shortest_digits(d, digits, &n);
+    size_t k = short_decimal_digits(d, digits, &n);
+    if (!k) k = shortest_digits(d, digits, &n);
     if ((int)k <= n && n <= 21) {
         memcpy(out + o, digits, k);
         o += k;

@@ -80,45 +80,60 @@ static int hex4(const char *p, uint32_t *out) {
     return 0;
 }
 
-/* Advance over bytes that need no attention inside a string: printable
- * ASCII other than '"' and '\\'. */
-static inline char *scan_plain(char *p) {
 #if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i bslash = _mm_set1_epi8('\\');
-    const __m128i limit = _mm_set1_epi8(0x1F);
-    for (;;) {
-        __m128i v = _mm_loadu_si128((const __m128i *)p);
-        /* signed compare: bytes >= 0x80 are negative, so <= 0x1F catches
-         * control characters and non-ASCII bytes alike */
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                 _mm_cmplt_epi8(v, _mm_add_epi8(limit, _mm_set1_epi8(1))));
-        int mask = _mm_movemask_epi8(m);
-        if (mask) return p + __builtin_ctz((unsigned)mask);
-        p += 16;
-    }
-#else
-    for (;;) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
-        p++;
-    }
-#endif
+/* Bit i set when byte i of the 16 at p needs attention inside a string:
+ * '"', '\\', a control character, or any byte >= 0x80 (the signed compare
+ * counts those as negative, hence below 0x20). */
+static inline unsigned special_mask(const char *p, __m128i *out) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)p);
+    const __m128i m = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+        _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+    *out = v;
+    return (unsigned)_mm_movemask_epi8(m);
 }
+#endif
 
-/* p points after the opening quote. On success *out_s and *out_n describe the
- * decoded string (NUL-terminated in place) and r->p is after the closing
- * quote. */
+static inline int plain_byte(unsigned char c) { return c != '"' && c != '\\' && c >= 0x20 && c < 0x80; }
+
+/* p points after the opening quote. On success *out_s and *out_n describe
+ * the decoded string (NUL-terminated in place) and r->p is after the
+ * closing quote. Until the first escape nothing is copied; after it,
+ * decoded bytes are written at dst, which always trails p. */
 static int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
     char *start = p;
-    char *dst = NULL; /* set once an escape forces copying */
+    char *dst = NULL;
     for (;;) {
-        char *q = scan_plain(p);
-        if (dst) {
-            memmove(dst, p, (size_t)(q - p));
-            dst += q - p;
+#if defined(__SSE2__)
+        __m128i v;
+        unsigned mask = special_mask(p, &v);
+        if (!dst) {
+            while (!mask) {
+                p += 16;
+                mask = special_mask(p, &v);
+            }
+            p += __builtin_ctz(mask);
+        } else {
+            /* a whole plain block can be stored at once: the 16 bytes are
+             * already in the register, and dst trails p */
+            while (!mask) {
+                _mm_storeu_si128((__m128i *)dst, v);
+                p += 16;
+                dst += 16;
+                mask = special_mask(p, &v);
+            }
+            unsigned k = (unsigned)__builtin_ctz(mask);
+            for (unsigned i = 0; i < k; i++) dst[i] = p[i];
+            p += k;
+            dst += k;
         }
-        p = q;
+#else
+        if (!dst) {
+            while (plain_byte((unsigned char)*p)) p++;
+        } else {
+            while (plain_byte((unsigned char)*p)) *dst++ = *p++;
+        }
+#endif
         unsigned char c = (unsigned char)*p;
         if (c == '"') {
             char *stop = dst ? dst : p;
@@ -167,16 +182,18 @@ static int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
             return aw__error_at(r->err, AW_ESYNTAX, r->src, r->len, (size_t)(p - r->base),
                                 "control character U+%04X in string must be escaped", c);
         }
-        /* non-ASCII: validate one sequence */
-        size_t n = aw__utf8_seq_len((const unsigned char *)p, (size_t)(r->end - p));
-        if (n == 0)
-            return aw__error_at(r->err, AW_EUTF8, r->src, r->len, (size_t)(p - r->base),
-                                "invalid UTF-8 byte 0x%02X in string", c);
-        if (dst) {
-            memmove(dst, p, n);
-            dst += n;
-        }
-        p += n;
+        /* non-ASCII: validate a run of multi-byte sequences */
+        do {
+            size_t n = aw__utf8_seq_len((const unsigned char *)p, (size_t)(r->end - p));
+            if (n == 0)
+                return aw__error_at(r->err, AW_EUTF8, r->src, r->len, (size_t)(p - r->base),
+                                    "invalid UTF-8 byte 0x%02X in string", (unsigned char)*p);
+            if (dst) {
+                for (size_t i = 0; i < n; i++) dst[i] = p[i];
+                dst += n;
+            }
+            p += n;
+        } while ((unsigned char)*p >= 0x80);
     }
 }
 

@@ -16,92 +16,102 @@
 
 static const char hexdig[] = "0123456789abcdef";
 
-/* Bytes that JSON.stringify never escapes, in runs: printable ASCII other
- * than '"' and '\\'. Returns the index of the first byte needing care. */
-static inline size_t plain_run(const unsigned char *s, size_t i, size_t n) {
+static inline int plain_byte(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
 #if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i bslash = _mm_set1_epi8('\\');
-    const __m128i space = _mm_set1_epi8(0x20);
-    while (i + 16 <= n) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                 _mm_cmplt_epi8(v, space));
-        int mask = _mm_movemask_epi8(m);
-        if (mask) return i + (size_t)__builtin_ctz((unsigned)mask);
-        i += 16;
-    }
-#endif
-    while (i < n) {
-        unsigned char c = s[i];
-        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return i;
-        i++;
-    }
-    return n;
+static inline unsigned special_mask(const unsigned char *p, __m128i *out) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)p);
+    const __m128i m = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+        _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+    *out = v;
+    return (unsigned)_mm_movemask_epi8(m);
 }
+#endif
+
+/* Input is taken in blocks; one reservation per block covers the worst case
+ * (a byte becomes at most 6 bytes, "\u0001") plus 16 bytes of slack for
+ * vector stores that run past what they keep. */
+#define BLOCK 4096
+#define GROWTH 6
 
 int aw_json_write_string(aw_buf *out, const char *str, size_t len) {
     const unsigned char *s = (const unsigned char *)str;
-    if (aw_buf_reserve(out, len + 2)) return AW_ENOMEM;
+    if (aw_buf_reserve(out, 2)) return AW_ENOMEM;
     out->data[out->len++] = '"';
     size_t i = 0;
     while (i < len) {
-        size_t j = plain_run(s, i, len);
-        if (j > i) {
-            if (aw_buf_reserve(out, j - i + 1)) return AW_ENOMEM;
-            memcpy(out->data + out->len, s + i, j - i);
-            out->len += j - i;
-            i = j;
-            if (i == len) break;
-        }
-        /* room for the longest thing one step writes, "\udxxx", and the
-         * remaining text's share reserved above */
-        if (aw_buf_reserve(out, 12 + (len - i))) return AW_ENOMEM;
+        size_t block_end = len - i > BLOCK ? i + BLOCK : len;
+        if (aw_buf_reserve(out, (block_end - i) * GROWTH + 16)) return AW_ENOMEM;
         char *o = out->data + out->len;
-        unsigned char c = s[i];
-        if (c >= 0x80) {
-            size_t n = aw__utf8_seq_len(s + i, len - i);
-            if (n) {
-                memcpy(o, s + i, n);
-                out->len += n;
-                i += n;
-            } else if (aw__utf8_is_surrogate(s + i, len - i)) {
-                uint32_t cp = aw__utf8_decode(s + i, 3);
-                o[0] = '\\';
-                o[1] = 'u';
-                o[2] = hexdig[(cp >> 12) & 15];
-                o[3] = hexdig[(cp >> 8) & 15];
-                o[4] = hexdig[(cp >> 4) & 15];
-                o[5] = hexdig[cp & 15];
-                out->len += 6;
-                i += 3;
+        while (i < block_end) {
+#if defined(__SSE2__)
+            if (i + 16 <= len) {
+                __m128i v;
+                unsigned mask = special_mask(s + i, &v);
+                _mm_storeu_si128((__m128i *)o, v);
+                if (!mask) {
+                    i += 16;
+                    o += 16;
+                    continue;
+                }
+                unsigned k = (unsigned)__builtin_ctz(mask);
+                i += k;
+                o += k;
             } else {
-                /* not UTF-8 at all: JavaScript strings cannot hold such a
-                 * byte, so write what a decoder would show, U+FFFD */
-                memcpy(o, "\xEF\xBF\xBD", 3);
-                out->len += 3;
-                i += 1;
+                while (i < len && plain_byte(s[i])) *o++ = (char)s[i++];
+                if (i == len) break;
             }
-            continue;
+#else
+            while (i < len && plain_byte(s[i])) *o++ = (char)s[i++];
+            if (i == len) break;
+#endif
+            unsigned char c = s[i];
+            if (c >= 0x80) {
+                size_t n = aw__utf8_seq_len(s + i, len - i);
+                if (n) {
+                    memcpy(o, s + i, n);
+                    o += n;
+                    i += n;
+                } else if (aw__utf8_is_surrogate(s + i, len - i)) {
+                    uint32_t cp = aw__utf8_decode(s + i, 3);
+                    o[0] = '\\';
+                    o[1] = 'u';
+                    o[2] = hexdig[(cp >> 12) & 15];
+                    o[3] = hexdig[(cp >> 8) & 15];
+                    o[4] = hexdig[(cp >> 4) & 15];
+                    o[5] = hexdig[cp & 15];
+                    o += 6;
+                    i += 3;
+                } else {
+                    /* not UTF-8 at all: JavaScript strings cannot hold such
+                     * a byte, so write what a decoder would show, U+FFFD */
+                    memcpy(o, "\xEF\xBF\xBD", 3);
+                    o += 3;
+                    i += 1;
+                }
+                continue;
+            }
+            o[0] = '\\';
+            switch (c) {
+            case '"': o[1] = '"'; o += 2; break;
+            case '\\': o[1] = '\\'; o += 2; break;
+            case '\b': o[1] = 'b'; o += 2; break;
+            case '\f': o[1] = 'f'; o += 2; break;
+            case '\n': o[1] = 'n'; o += 2; break;
+            case '\r': o[1] = 'r'; o += 2; break;
+            case '\t': o[1] = 't'; o += 2; break;
+            default:
+                o[1] = 'u';
+                o[2] = '0';
+                o[3] = '0';
+                o[4] = hexdig[c >> 4];
+                o[5] = hexdig[c & 15];
+                o += 6;
+            }
+            i++;
         }
-        o[0] = '\\';
-        switch (c) {
-        case '"': o[1] = '"'; out->len += 2; break;
-        case '\\': o[1] = '\\'; out->len += 2; break;
-        case '\b': o[1] = 'b'; out->len += 2; break;
-        case '\f': o[1] = 'f'; out->len += 2; break;
-        case '\n': o[1] = 'n'; out->len += 2; break;
-        case '\r': o[1] = 'r'; out->len += 2; break;
-        case '\t': o[1] = 't'; out->len += 2; break;
-        default:
-            o[1] = 'u';
-            o[2] = '0';
-            o[3] = '0';
-            o[4] = hexdig[c >> 4];
-            o[5] = hexdig[c & 15];
-            out->len += 6;
-        }
-        i++;
+        out->len = (size_t)(o - out->data);
     }
     if (aw_buf_reserve(out, 1)) return AW_ENOMEM;
     out->data[out->len++] = '"';

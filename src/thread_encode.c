@@ -15,39 +15,44 @@ int aw__thread_is_written(aw_event_kind kind) {
     return kind <= AW_EVENT_SUMMARY;
 }
 
+/* Literal text with its length known at compile time. */
+#define PUT(out, lit) aw_buf_append((out), (lit), sizeof(lit) - 1)
+
 static int put(aw_buf *out, const char *s) { return aw_buf_append(out, s, strlen(s)); }
 
-/* attribute value: ="..." with the value escaped */
-static int attr_text(aw_buf *out, const char *name, const char *s, size_t n) {
-    int rc = 0;
-    rc |= aw_buf_putc(out, ' ');
-    rc |= put(out, name);
-    rc |= aw_buf_append(out, "=\"", 2);
+/* An attribute: ` name="` is given whole as `open` (a literal, through the
+ * ATTR_* macros), then the escaped value and the closing quote. */
+static int attr_text_n(aw_buf *out, const char *open, size_t open_len, const char *s, size_t n) {
+    int rc = aw_buf_append(out, open, open_len);
     rc |= aw_xml_escape(out, s, n, 0);
     rc |= aw_buf_putc(out, '"');
     return rc ? AW_ENOMEM : 0;
 }
 
+#define attr_text(out, name, s, n) attr_text_n((out), " " name "=\"", sizeof(name) + 2, (s), (n))
+
 /* A number as a JavaScript template literal prints it. */
-static int attr_number(aw_buf *out, const char *name, double d) {
+static int attr_number_n(aw_buf *out, const char *open, size_t open_len, double d) {
     char tmp[40];
     size_t n = aw__js_number_string(d, tmp);
-    return attr_text(out, name, tmp, n);
+    return attr_text_n(out, open, open_len, tmp, n);
 }
 
-static int attr_size(aw_buf *out, const char *name, size_t v) {
+#define attr_number(out, name, d) attr_number_n((out), " " name "=\"", sizeof(name) + 2, (d))
+
+static int attr_id(aw_buf *out, size_t v) {
     char tmp[24];
     size_t n = sizeof tmp;
     do {
         tmp[--n] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    return attr_text(out, name, tmp + n, sizeof tmp - n);
+    return attr_text(out, "id", tmp + n, sizeof tmp - n);
 }
 
-static int attr_json_scalar(aw_buf *out, const char *name, const aw_json_value *v) {
-    if (v->type == AW_JSON_NUMBER) return attr_number(out, name, v->u.num.d);
-    return attr_text(out, name, v->u.str.ptr, v->u.str.len);
+static int attr_group(aw_buf *out, const aw_json_value *v) {
+    if (v->type == AW_JSON_NUMBER) return attr_number(out, "parallel_group", v->u.num.d);
+    return attr_text(out, "parallel_group", v->u.str.ptr, v->u.str.len);
 }
 
 static int body_json(aw_buf *out, const aw_json_value *v, aw_buf *scratch, unsigned flags) {
@@ -69,10 +74,10 @@ int aw__thread_event(const aw_event *ev, size_t id, aw_text tool_name, const aw_
     double iteration = ev->iteration ? ev->iteration->u.num.d : 0;
     int rc = 0;
 
-    rc |= put(out, "<event type=\"");
+    rc |= PUT(out, "<event type=\"");
     rc |= put(out, type);
     rc |= aw_buf_putc(out, '"');
-    rc |= attr_size(out, "id", id);
+    rc |= attr_id(out, id);
     switch (ev->kind) {
     case AW_EVENT_TOOL_CALL:
         rc |= attr_text(out, "name", ev->tool_name.ptr, ev->tool_name.len);
@@ -80,18 +85,18 @@ int aw__thread_event(const aw_event *ev, size_t id, aw_text tool_name, const aw_
         break;
     case AW_EVENT_TOOL_RESULT:
         rc |= attr_text(out, "name", tool_name.ptr, tool_name.len);
-        rc |= put(out, " status=\"success\"");
+        rc |= PUT(out, " status=\"success\"");
         rc |= attr_number(out, "iteration", iteration);
         if (ev->duration_ms) rc |= attr_number(out, "duration_ms", ev->duration_ms->u.num.d);
-        if (ev->parallel_group) rc |= attr_json_scalar(out, "parallel_group", ev->parallel_group);
+        if (ev->parallel_group) rc |= attr_group(out, ev->parallel_group);
         break;
     case AW_EVENT_ERROR:
         rc |= attr_number(out, "iteration", iteration);
-        rc |= put(out, ev->recoverable ? " recoverable=\"true\"" : " recoverable=\"false\"");
+        rc |= ev->recoverable ? PUT(out, " recoverable=\"true\"") : PUT(out, " recoverable=\"false\"");
         break;
     case AW_EVENT_SUMMARY: {
         rc |= attr_number(out, "iteration", iteration);
-        rc |= put(out, " summarizedIterations=\"");
+        rc |= PUT(out, " summarizedIterations=\"");
         const aw_json_value *its = ev->summarized_iterations;
         for (size_t i = 0; its && i < its->u.arr.count; i++) {
             char tmp[40];
@@ -119,7 +124,7 @@ int aw__thread_event(const aw_event *ev, size_t id, aw_text tool_name, const aw_
         break;
     default: rc = aw_xml_escape(out, ev->text.ptr, ev->text.len, flags); break;
     }
-    if (rc || put(out, "</event>")) return AW_ENOMEM;
+    if (rc || PUT(out, "</event>")) return AW_ENOMEM;
     return 0;
 }
 

@@ -15,31 +15,27 @@
 
 static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
+static inline int plain_byte(unsigned char c) {
+    return c >= 0x20 && c < 0x80 && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
+}
+
 /* Index of the first byte at or after i that is not plain: markup
  * characters, controls, and every byte >= 0x80. */
 static inline size_t plain_run(const unsigned char *s, size_t i, size_t n) {
-#if defined(__SSE2__)
-    const __m128i amp = _mm_set1_epi8('&'), lt = _mm_set1_epi8('<'), gt = _mm_set1_epi8('>');
-    const __m128i quot = _mm_set1_epi8('"'), apos = _mm_set1_epi8('\'');
-    const __m128i space = _mm_set1_epi8(0x20);
-    while (i + 16 <= n) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, amp), _mm_cmpeq_epi8(v, lt)),
-                                 _mm_or_si128(_mm_cmpeq_epi8(v, gt), _mm_cmpeq_epi8(v, quot)));
-        m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, apos), _mm_cmplt_epi8(v, space)));
-        int mask = _mm_movemask_epi8(m);
-        if (mask) return i + (size_t)__builtin_ctz((unsigned)mask);
-        i += 16;
-    }
-#endif
-    while (i < n) {
-        unsigned char c = s[i];
-        if (c < 0x20 || c >= 0x80 || c == '&' || c == '<' || c == '>' || c == '"' || c == '\'')
-            return i;
-        i++;
-    }
-    return n;
+    while (i < n && plain_byte(s[i])) i++;
+    return i;
 }
+
+#if defined(__SSE2__)
+static inline unsigned special_mask(const unsigned char *p, __m128i *out) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)p);
+    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('&')), _mm_cmpeq_epi8(v, _mm_set1_epi8('<'))),
+                             _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('>')), _mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
+    m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\'')), _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+    *out = v;
+    return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
 
 /* Length of the ANSI sequence starting with ESC at s[i] (at least 1). */
 static size_t ansi_len(const unsigned char *s, size_t i, size_t n) {
@@ -64,59 +60,82 @@ static size_t ansi_len(const unsigned char *s, size_t i, size_t n) {
     return 1;
 }
 
+/* Worst case growth: one input byte becomes at most 6 output bytes
+ * ("&quot;"); input is taken in blocks so that one reservation per block
+ * covers every write in it, plus 16 bytes of slack for vector stores that
+ * run past the bytes they keep. */
+#define BLOCK 4096
+#define GROWTH 6
+
 int aw_xml_escape(aw_buf *out, const char *str, size_t n, unsigned flags) {
     const unsigned char *s = (const unsigned char *)str;
-    if (aw_buf_reserve(out, n)) return AW_ENOMEM;
     size_t i = 0;
+    if (aw_buf_reserve(out, 0)) return AW_ENOMEM;
     while (i < n) {
-        size_t j = plain_run(s, i, n);
-        if (j > i) {
-            if (aw_buf_reserve(out, j - i)) return AW_ENOMEM;
-            memcpy(out->data + out->len, s + i, j - i);
-            out->len += j - i;
-            i = j;
-            if (i == n) break;
-        }
-        if (aw_buf_reserve(out, 8 + (n - i))) return AW_ENOMEM;
+        size_t block_end = n - i > BLOCK ? i + BLOCK : n;
+        if (aw_buf_reserve(out, (block_end - i) * GROWTH + 16)) return AW_ENOMEM;
         char *o = out->data + out->len;
-        unsigned char c = s[i];
-        switch (c) {
-        case '&': memcpy(o, "&amp;", 5); out->len += 5; i++; continue;
-        case '<': memcpy(o, "&lt;", 4); out->len += 4; i++; continue;
-        case '>': memcpy(o, "&gt;", 4); out->len += 4; i++; continue;
-        case '"': memcpy(o, "&quot;", 6); out->len += 6; i++; continue;
-        case '\'': memcpy(o, "&apos;", 6); out->len += 6; i++; continue;
-        case '\t': case '\n': case '\r': *o = (char)c; out->len++; i++; continue;
-        default: break;
+        while (i < block_end) {
+#if defined(__SSE2__)
+            if (i + 16 <= n) {
+                __m128i v;
+                unsigned mask = special_mask(s + i, &v);
+                _mm_storeu_si128((__m128i *)o, v);
+                if (!mask) {
+                    i += 16;
+                    o += 16;
+                    continue;
+                }
+                unsigned k = (unsigned)__builtin_ctz(mask);
+                i += k;
+                o += k;
+            } else {
+                while (i < n && plain_byte(s[i])) *o++ = (char)s[i++];
+                if (i == n) break;
+            }
+#else
+            while (i < n && plain_byte(s[i])) *o++ = (char)s[i++];
+            if (i == n) break;
+#endif
+            unsigned char c = s[i];
+            switch (c) {
+            case '&': memcpy(o, "&amp;", 5); o += 5; i++; continue;
+            case '<': memcpy(o, "&lt;", 4); o += 4; i++; continue;
+            case '>': memcpy(o, "&gt;", 4); o += 4; i++; continue;
+            case '"': memcpy(o, "&quot;", 6); o += 6; i++; continue;
+            case '\'': memcpy(o, "&apos;", 6); o += 6; i++; continue;
+            case '\t': case '\n': case '\r': *o++ = (char)c; i++; continue;
+            default: break;
+            }
+            if (c == 0x1B && (flags & AW_XML_STRIP_ANSI)) {
+                i += ansi_len(s, i, n);
+                continue;
+            }
+            if (c < 0x20) { /* forbidden in XML 1.0 */
+                memcpy(o, replacement, 3);
+                o += 3;
+                i++;
+                continue;
+            }
+            size_t len = aw__utf8_seq_len(s + i, n - i);
+            if (len == 0) {
+                /* not UTF-8 (or a surrogate form): one U+FFFD per bad
+                 * sequence, a surrogate's three bytes counting as one */
+                memcpy(o, replacement, 3);
+                o += 3;
+                i += aw__utf8_is_surrogate(s + i, n - i) ? 3 : 1;
+                continue;
+            }
+            if (len == 3 && c == 0xEF && s[i + 1] == 0xBF && (s[i + 2] == 0xBE || s[i + 2] == 0xBF))
+                memcpy(o, replacement, 3); /* U+FFFE, U+FFFF are not characters */
+            else
+                memcpy(o, s + i, len);
+            o += len;
+            i += len;
         }
-        if (c == 0x1B && (flags & AW_XML_STRIP_ANSI)) {
-            i += ansi_len(s, i, n);
-            continue;
-        }
-        if (c < 0x20) { /* forbidden in XML 1.0 */
-            memcpy(o, replacement, 3);
-            out->len += 3;
-            i++;
-            continue;
-        }
-        size_t len = aw__utf8_seq_len(s + i, n - i);
-        if (len == 0) {
-            /* not UTF-8 (or a surrogate form): one U+FFFD per bad sequence,
-             * a surrogate's three bytes counting as one */
-            memcpy(o, replacement, 3);
-            out->len += 3;
-            i += aw__utf8_is_surrogate(s + i, n - i) ? 3 : 1;
-            continue;
-        }
-        if (len == 3 && c == 0xEF && s[i + 1] == 0xBF && (s[i + 2] == 0xBE || s[i + 2] == 0xBF)) {
-            memcpy(o, replacement, 3); /* U+FFFE, U+FFFF are not characters */
-        } else {
-            memcpy(o, s + i, len);
-        }
-        out->len += len;
-        i += len;
+        out->len = (size_t)(o - out->data);
     }
-    if (out->data) out->data[out->len] = '\0';
+    out->data[out->len] = '\0';
     return 0;
 }
 
