@@ -1,0 +1,56 @@
+/* Fuzz the event reader (JSON lines or a JSON array of events) and the
+ * encoder behind it: every accepted list must encode, the whole encoder and
+ * the append writer must agree when results follow their calls, and the
+ * XML must decode. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agentwire/agentwire.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
+    aw_event_list *list = NULL;
+    aw_error err;
+    if (aw_event_list_parse((const char *)data, size, NULL, &list, &err)) {
+        if (err.code == 0 || err.message[0] == '\0') abort();
+        return 0;
+    }
+    const aw_event *evs = aw_event_list_items(list);
+    size_t n = aw_event_list_count(list);
+    aw_thread_options opts = {"prefill", 7, (size % 2) == 0, NULL};
+    aw_buf whole;
+    aw_buf_init(&whole, NULL);
+    if (aw_thread_encode(evs, n, &opts, &whole, &err)) abort();
+
+    aw_json_doc *decoded = NULL;
+    /* the prefill follows the document; cut it off before decoding */
+    if (aw_thread_decode(whole.data, whole.len - 8, NULL, &decoded, &err)) abort();
+    aw_json_doc_free(decoded);
+
+    aw_thread_writer *w = aw_thread_writer_new(&opts);
+    if (!w) abort();
+    aw_buf app;
+    aw_buf_init(&app, NULL);
+    if (aw_thread_writer_start(w, &app)) abort();
+    for (size_t i = 0; i < n; i++)
+        if (aw_thread_writer_append(w, &evs[i], &app, &err)) abort();
+    /* equal unless some result precedes its call (documented difference) */
+    int ordered = 1;
+    for (size_t i = 0; i < n && ordered; i++) {
+        if (evs[i].kind != AW_EVENT_TOOL_RESULT) continue;
+        int seen_before = 0, seen_at_all = 0;
+        for (size_t j = 0; j < n; j++)
+            if (evs[j].kind == AW_EVENT_TOOL_CALL && evs[j].tool_call_id.len == evs[i].tool_call_id.len &&
+                memcmp(evs[j].tool_call_id.ptr, evs[i].tool_call_id.ptr, evs[i].tool_call_id.len) == 0) {
+                seen_at_all = 1;
+                if (j < i) seen_before = 1;
+                else ordered = 0; /* a later call with the same id renames it */
+            }
+        if (seen_at_all && !seen_before) ordered = 0;
+    }
+    if (ordered && (app.len != whole.len || memcmp(app.data, whole.data, app.len) != 0)) abort();
+    aw_buf_free(&app);
+    aw_thread_writer_free(w);
+    aw_buf_free(&whole);
+    aw_event_list_free(list);
+    return 0;
+}
