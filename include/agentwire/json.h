@@ -176,6 +176,37 @@ int aw_json_object_set_null(aw_json_doc *doc, aw_json_value *obj, const char *ke
 aw_json_value *aw_json_get_mut(aw_json_value *obj, const char *key);
 aw_json_value *aw_json_at_mut(aw_json_value *arr, size_t index);
 
+/* ---- repair of broken model JSON ------------------------------------------ */
+
+/* What aw_json_repair changed, as bit flags. */
+enum aw_json_repair_step {
+    AW_REPAIR_CODE_FENCE = 1 << 0,       /* ```json ... ``` around the value */
+    AW_REPAIR_SURROUNDING_TEXT = 1 << 1, /* prose before or after the value */
+    AW_REPAIR_ELLIPSIS = 1 << 2,         /* a trailing "..." or "…" */
+    AW_REPAIR_SINGLE_QUOTES = 1 << 3,    /* 'strings' */
+    AW_REPAIR_UNQUOTED_KEYS = 1 << 4,    /* {key: 1} */
+    AW_REPAIR_TRAILING_COMMA = 1 << 5,   /* [1, 2,] */
+    AW_REPAIR_MISSING_COMMA = 1 << 6,    /* [1 2] or {"a":1 "b":2} */
+    AW_REPAIR_COMMENTS = 1 << 7,         /* // and block comments */
+    AW_REPAIR_PYTHON_LITERALS = 1 << 8,  /* True, False, None */
+    AW_REPAIR_CONTROL_CHARS = 1 << 9,    /* raw newlines, tabs, controls inside strings */
+    AW_REPAIR_INVALID_ESCAPES = 1 << 10, /* "\q" -> "\\q" */
+    AW_REPAIR_UNCLOSED = 1 << 11,        /* unclosed strings, arrays, objects at the end */
+    AW_REPAIR_MISSING_COLON = 1 << 12,   /* {"a" 1} */
+    AW_REPAIR_MISSING_VALUE = 1 << 13    /* {"a":} -> {"a":null} */
+};
+
+/* Turn almost-JSON as models write it into valid JSON text appended to out.
+ * Valid JSON comes back as it was (compact or not). *steps (when non-NULL)
+ * gets the AW_REPAIR_* flags applied. Fails with AW_ESYNTAX (position in
+ * err) when no value can be recovered (e.g. empty input, or text with no
+ * JSON value in it). Linear in the input. */
+int aw_json_repair(const char *text, size_t len, const aw_allocator *alloc, aw_buf *out,
+                   unsigned *steps, aw_error *err);
+
+/* Short name of one step ("single_quotes"), or NULL. */
+const char *aw_json_repair_step_name(unsigned step);
+
 /* ---- JSON lines --------------------------------------------------------- */
 
 /* Called once per non-blank line. On a good line root is the parsed value and

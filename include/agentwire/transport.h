@@ -1,0 +1,220 @@
+/* agentwire — the XML tool transport (seed 001).
+ *
+ * A model that cannot (or should not) use native tool calls calls tools by
+ * writing nonce-guarded tags in its reply:
+ *
+ *   <ai-agent-1a2b3c4d-0001 tool="search">{"query": "x"}</ai-agent-1a2b3c4d-0001>
+ *   <ai-agent-1a2b3c4d-FINAL tool="agent__final_report" status="success" format="markdown">...</ai-agent-1a2b3c4d-FINAL>
+ *
+ * A session (aw_transport) holds the nonce, the mode, the tools and the
+ * final-report format. Each turn the caller renders the XML-NEXT notice
+ * (and, in xml mode, XML-PAST with the previous turn's results), sends it
+ * as a user message, and feeds the model's reply, in chunks of any size,
+ * to an extractor, which reports visible text, tags, accepted calls, the
+ * final report and rejections as they happen. */
+#ifndef AGENTWIRE_TRANSPORT_H
+#define AGENTWIRE_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "error.h"
+#include "event.h"
+#include "json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum aw_transport_mode {
+    AW_TRANSPORT_NATIVE = 0, /* transport inert: tools are native */
+    AW_TRANSPORT_XML,        /* tools, progress and final report as tags */
+    AW_TRANSPORT_XML_FINAL   /* tools native; only the final report as a tag */
+} aw_transport_mode;
+
+typedef enum aw_report_format {
+    AW_FORMAT_MARKDOWN = 0,
+    AW_FORMAT_TEXT,
+    AW_FORMAT_TTY,
+    AW_FORMAT_PIPE,
+    AW_FORMAT_JSON,
+    AW_FORMAT_SLACK_BLOCK_KIT,
+    AW_FORMAT_SUB_AGENT
+} aw_report_format;
+
+/* "markdown", "slack-block-kit", ...; and back (-1 when unknown). */
+const char *aw_report_format_name(aw_report_format f);
+int aw_report_format_parse(const char *s, size_t n);
+
+typedef struct aw_tool_def {
+    aw_text name;
+    aw_text description;
+    const aw_json_value *schema; /* JSON Schema of the arguments; may be NULL */
+} aw_tool_def;
+
+/* Read a JSON array of tool definitions in any common shape: OpenAI
+ * {"type":"function","function":{name, description, parameters}},
+ * Anthropic {name, description, input_schema}, MCP {name, description,
+ * inputSchema}. The definitions point into `tools` and into *out, an array
+ * allocated with alloc (free it with aw_free). Errors name the index. */
+int aw_tools_from_json(const aw_json_value *tools, const aw_allocator *alloc, aw_tool_def **out,
+                       size_t *count, aw_error *err);
+
+/* Reserved tool names. */
+#define AW_TOOL_FINAL_REPORT "agent__final_report"
+#define AW_TOOL_PROGRESS "agent__progress_report"
+#define AW_COMMAND_FINAL_XML "agent__final_report_xml"
+
+/* Other tool-call dialects, off by default because they carry no nonce. */
+enum {
+    AW_DIALECT_HERMES = 1 << 0,         /* <tool_call>{"name":..,"arguments":..}</tool_call> */
+    AW_DIALECT_FUNCTION_CALLS = 1 << 1, /* <function_calls><invoke name=..><parameter name=..> */
+    AW_DIALECT_FENCED = 1 << 2          /* ```json {"tool_calls": [...]} ``` */
+};
+
+typedef struct aw_transport_config {
+    aw_transport_mode mode;
+    const char *nonce;           /* 8 lower-case hex digits; NULL: from the system CSPRNG */
+    const char *prefix;          /* tag prefix; NULL: "ai-agent" */
+    unsigned max_calls_per_turn; /* 0: 10 */
+    aw_report_format format;     /* expected final-report format */
+    const aw_json_value *final_schema; /* for AW_FORMAT_JSON: the user's schema, or NULL */
+    const aw_tool_def *tools;    /* copied by aw_transport_new */
+    size_t tool_count;
+    const char *const *reasoning_tags; /* NULL: {"think"}; tags whose content is passed over */
+    size_t reasoning_tag_count;
+    unsigned dialects;           /* AW_DIALECT_* */
+    const aw_allocator *alloc;
+} aw_transport_config;
+
+typedef struct aw_transport aw_transport;
+
+aw_transport *aw_transport_new(const aw_transport_config *cfg, aw_error *err);
+void aw_transport_free(aw_transport *t);
+const char *aw_transport_nonce(const aw_transport *t);
+aw_transport_mode aw_transport_mode_of(const aw_transport *t);
+
+/* The tag name of a slot ("ai-agent-1a2b3c4d-0011") and the numbered slot
+ * name for call k (0-based) of a turn (1-based): turn 2 with 10 calls a
+ * turn starts at "0011". */
+int aw_transport_slot_name(const aw_transport *t, unsigned turn, unsigned k, aw_buf *out);
+
+/* XML-NEXT: the per-turn notice (plain text, sent as a user message). */
+int aw_transport_render_next(const aw_transport *t, unsigned turn, unsigned max_turns, aw_buf *out);
+
+/* One tool call of the previous turn, for XML-PAST. */
+typedef struct aw_past_call {
+    aw_text slot;
+    aw_text tool;
+    bool ok;
+    double duration_ms;
+    aw_text request;
+    aw_text response;
+} aw_past_call;
+
+/* XML-PAST: the previous turn's calls, each request and response cut to
+ * 4,096 bytes at a character boundary and XML-escaped, so tool output can
+ * never forge a tag. Writes nothing for n == 0. */
+int aw_transport_render_past(const aw_past_call *calls, size_t n, aw_buf *out);
+
+/* ---- the streaming extractor -------------------------------------------- */
+
+typedef enum aw_reject_reason {
+    AW_REJECT_WRONG_NONCE = 0,
+    AW_REJECT_DEAD_SLOT,
+    AW_REJECT_UNKNOWN_SLOT,
+    AW_REJECT_TOOL_NOT_ALLOWED,
+    AW_REJECT_EMPTY_PAYLOAD,
+    AW_REJECT_DUPLICATE_SLOT,
+    AW_REJECT_UNCLOSED,
+    AW_REJECT_NOT_ALLOWED_IN_MODE,
+    AW_REJECT_INVALID_JSON,
+    AW_REJECT_BAD_STATUS,
+    AW_REJECT_WRONG_FORMAT
+} aw_reject_reason;
+
+/* "wrong_nonce", "dead_slot", ... */
+const char *aw_reject_reason_name(aw_reject_reason r);
+
+typedef enum aw_x_kind {
+    AW_X_TEXT = 0,  /* visible text outside tags: text */
+    AW_X_TAG_OPEN,  /* a tag opened: slot, tool */
+    AW_X_PAYLOAD,   /* payload bytes of the open tag: text */
+    AW_X_TAG_CLOSE, /* the open tag closed: slot */
+    AW_X_CALL,      /* an accepted call: call */
+    AW_X_FINAL,     /* the accepted final report: final */
+    AW_X_REJECTED   /* a rejected tag or call: rejection */
+} aw_x_kind;
+
+typedef struct aw_x_call {
+    aw_text slot;                /* "0001", "PROGRESS", or "" for other dialects */
+    aw_text tool;
+    const aw_json_value *args;   /* an object */
+    aw_text payload;             /* the raw payload */
+    const char *source;          /* "xml", "native", "hermes", "function_calls", "fenced" */
+    aw_text command;             /* accounting: the tool name */
+    unsigned repairs;            /* AW_REPAIR_* applied to the payload */
+} aw_x_call;
+
+typedef struct aw_x_final {
+    aw_text status;              /* "success", "failure" or "partial" */
+    aw_report_format format;
+    aw_text content;             /* the raw payload (layer 1) */
+    const aw_json_value *json;   /* json: the object; slack-block-kit: the messages array; else NULL */
+    bool truncated;              /* accepted unclosed after a length stop */
+    unsigned repairs;
+    const char *command;         /* AW_COMMAND_FINAL_XML */
+} aw_x_final;
+
+typedef struct aw_x_rejection {
+    aw_text slot;
+    aw_text tool;
+    aw_reject_reason reason;
+    const char *message;         /* one line telling the model what to fix */
+} aw_x_rejection;
+
+typedef struct aw_x_event {
+    aw_x_kind kind;
+    aw_text text;  /* TEXT, PAYLOAD */
+    aw_text slot;  /* TAG_OPEN, TAG_CLOSE */
+    aw_text tool;  /* TAG_OPEN */
+    const aw_x_call *call;
+    const aw_x_final *final;
+    const aw_x_rejection *rejection;
+} aw_x_event;
+
+/* Everything an event points to lives until the callback returns. Return 0
+ * to go on; anything else stops feeding with AW_ESTOP. */
+typedef int (*aw_x_fn)(void *ctx, const aw_x_event *ev);
+
+typedef struct aw_extractor aw_extractor;
+
+/* An extractor for one reply in turn `turn` (from 1). */
+aw_extractor *aw_extractor_new(const aw_transport *t, unsigned turn);
+void aw_extractor_free(aw_extractor *x);
+/* Feed any chunk, from one byte up: the events are the same for every
+ * chunking of the same reply. */
+int aw_extractor_feed(aw_extractor *x, const char *chunk, size_t len, aw_x_fn fn, void *ctx,
+                      aw_error *err);
+/* End of the reply. stop_reason as the provider gave it ("stop",
+ * "end_turn", "length", "max_tokens", ...; NULL: unknown). Handles unclosed
+ * tags and the other dialects' end-of-reply forms. */
+int aw_extractor_finish(aw_extractor *x, const char *stop_reason, aw_x_fn fn, void *ctx,
+                        aw_error *err);
+/* Native tool calls that came with the reply (a JSON array in the OpenAI
+ * {id, function: {name, arguments}} or flat {id, name, arguments|args}
+ * shape): ignored and reported as rejections in xml mode, kept (source
+ * "native") in xml-final mode. Call after finish. */
+int aw_extractor_native_calls(aw_extractor *x, const aw_json_value *calls, aw_x_fn fn, void *ctx,
+                              aw_error *err);
+/* The TURN-FAILED feedback for the rejections so far, one line each (empty
+ * when there were none). */
+int aw_extractor_feedback(const aw_extractor *x, aw_buf *out);
+/* A warning from finish (e.g. an unknown stop reason), or NULL. */
+const char *aw_extractor_warning(const aw_extractor *x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

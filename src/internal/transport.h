@@ -1,0 +1,30 @@
+/* Private parts of the transport module. */
+#ifndef AW_INTERNAL_TRANSPORT_H
+#define AW_INTERNAL_TRANSPORT_H
+
+#include "agentwire/transport.h"
+#include "internal/arena.h"
+
+struct aw_transport {
+    aw_transport_mode mode;
+    char nonce[9];
+    char *prefix;                /* in the arena */
+    size_t prefix_len;
+    unsigned max_calls;
+    aw_report_format format;
+    aw_json_doc *schema_doc;     /* copy of the final schema */
+    const aw_json_value *final_schema;
+    aw_json_doc *tools_doc;      /* copies of the tool schemas */
+    aw_tool_def *tools;
+    size_t tool_count;
+    aw_text *reasoning;          /* reasoning tag names */
+    size_t reasoning_count;
+    unsigned dialects;
+    const aw_allocator *alloc;
+    aw_arena arena;
+};
+
+/* Tool lookup; NULL when not allowed. */
+const aw_tool_def *aw__transport_tool(const aw_transport *t, const char *name, size_t len);
+
+#endif
