@@ -340,19 +340,43 @@ static int step_open(aw_extractor *x, const char *p, size_t n, size_t *used) {
     return 0;
 }
 
+/* Text: runs up to a '<' that may start a tag. A '<' whose name, seen
+ * whole in this chunk, cannot be one of ours stays in the run, so markup
+ * in prose costs no extra events; one that may be ours (or whose name
+ * reaches the end of the chunk) is held back for step_open to decide. */
 static int step_text(aw_extractor *x, const char *p, size_t n, size_t *used) {
-    const char *lt = memchr(p, '<', n);
-    size_t k = lt ? (size_t)(lt - p) : n;
-    int rc = emit_text(x, p, k);
-    if (rc) return rc;
-    if (lt) {
+    size_t i = 0;
+    for (;;) {
+        const char *lt = memchr(p + i, '<', n - i);
+        if (!lt) {
+            *used = n;
+            return emit_text(x, p, n);
+        }
+        size_t at = (size_t)(lt - p), j = at + 1;
+        while (j < n && j - at <= 256 && is_name_char((unsigned char)p[j])) j++;
+        const char *name = p + at + 1;
+        size_t nlen = j - at - 1;
+        int maybe;
+        if (j < n && j - at <= 256) {
+            unsigned char c = (unsigned char)p[j];
+            int kind = tag_kind_of(x, name, nlen);
+            maybe = kind != TAG_NONE &&
+                    (c == '>' || (kind != TAG_HERMES && kind != TAG_FUNCTION_CALLS && (is_space(c) || c == '/')));
+        } else {
+            maybe = j - at <= 256 && could_be_tag(x, name, nlen);
+        }
+        if (!maybe) {
+            i = at + 1;
+            continue;
+        }
+        int rc = emit_text(x, p, at);
+        if (rc) return rc;
         x->hold.len = 0;
         if (aw_buf_putc(&x->hold, '<')) return AW_ENOMEM;
         x->state = ST_OPEN;
-        k++;
+        *used = at + 1;
+        return 0;
     }
-    *used = k;
-    return 0;
 }
 
 int aw_extractor_feed(aw_extractor *x, const char *chunk, size_t len, aw_x_fn fn, void *ctx,
