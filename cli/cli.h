@@ -66,5 +66,7 @@ bool cli_is_help(const char *s);
 int cli_json(int argc, char **argv);
 int cli_thread(int argc, char **argv);
 int cli_messages(int argc, char **argv);
+int cli_contract(int argc, char **argv);
+int cli_transport(int argc, char **argv);
 
 #endif

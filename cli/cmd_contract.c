@@ -1,0 +1,155 @@
+/* agentwire contract validate | parse | build | prompt */
+#include <string.h>
+
+#include "agentwire/contract.h"
+#include "cli.h"
+
+static const char contract_help[] =
+    "Usage: agentwire contract COMMAND [--contract NAME|FILE] [options] [FILE]\n"
+    "\n"
+    "Structured XML queries and replies checked against a contract: the\n"
+    "built-in llmQuery or llmResponse (the default), or a contract file (see\n"
+    "docs/contracts.md). Without FILE, or with -, stdin is read.\n"
+    "\n"
+    "Commands:\n"
+    "  validate [--strict] [--extract] [FILE]\n"
+    "        exit 0 when FILE conforms; else list every problem as\n"
+    "        FILE:line:col: code: /path: message, and exit 1.\n"
+    "        --strict   reject unknown elements and attributes and stray text\n"
+    "        --extract  take the first complete <root> document out of\n"
+    "                   surrounding prose or a fenced block\n"
+    "  parse [--strict] [--extract] [FILE]\n"
+    "        validate, then print the typed JSON (repeatable children are\n"
+    "        always arrays; numbers and booleans typed; text trimmed)\n"
+    "  build [FILE]\n"
+    "        JSON in the shape parse prints -> XML in the seed's layout\n"
+    "  prompt\n"
+    "        the system-prompt text that teaches a model the format\n"
+    "\n"
+    "  --contract NAME|FILE  llmQuery, llmResponse, or a contract JSON file\n"
+    "  -h, --help            this text\n";
+
+static int load_contract(const char *spec, aw_contract **out) {
+    aw_error err;
+    if (!strcmp(spec, "llmQuery") || !strcmp(spec, "llmResponse")) {
+        if (aw_contract_builtin(spec, NULL, out, &err)) {
+            cli_report("agentwire", &err);
+            return CLI_REJECTED;
+        }
+        return CLI_OK;
+    }
+    aw_buf text;
+    aw_buf_init(&text, NULL);
+    if (cli_read_input(spec, &text)) {
+        aw_buf_free(&text);
+        return CLI_REJECTED;
+    }
+    int rc = aw_contract_load(text.data, text.len, NULL, out, &err);
+    aw_buf_free(&text);
+    if (rc) {
+        cli_report(spec, &err);
+        return CLI_REJECTED;
+    }
+    return CLI_OK;
+}
+
+typedef struct opts {
+    const char *contract;
+    aw_contract_options co;
+} opts;
+
+static int parse_opts(cli_args *a, opts *o, int verb_takes_flags, int verb_takes_file) {
+    const char *opt;
+    while ((opt = cli_next_opt(a))) {
+        if (cli_is_help(opt)) {
+            fputs(contract_help, stdout);
+            return CLI_OK;
+        } else if (!strcmp(opt, "--contract")) {
+            if (!(o->contract = cli_opt_value(a, opt))) return CLI_USAGE;
+        } else if (verb_takes_flags && !strcmp(opt, "--strict")) {
+            o->co.strict = true;
+        } else if (verb_takes_flags && !strcmp(opt, "--extract")) {
+            o->co.extract = true;
+        } else {
+            return cli_usage_error(a, "unknown option '%s'", opt);
+        }
+    }
+    if (cli_args_done(a)) return CLI_USAGE;
+    if (!verb_takes_file && a->nfiles) return cli_usage_error(a, "takes no FILE");
+    return -1;
+}
+
+static int run(cli_args *a, const char *verb) {
+    opts o = {"llmResponse", {false, false, 0, 0, 0, NULL}};
+    int is_check = !strcmp(verb, "validate") || !strcmp(verb, "parse");
+    int rc = parse_opts(a, &o, is_check, strcmp(verb, "prompt") != 0);
+    if (rc >= 0) return rc;
+    aw_contract *c = NULL;
+    if ((rc = load_contract(o.contract, &c))) return rc;
+    aw_buf in, out;
+    aw_buf_init(&in, NULL);
+    aw_buf_init(&out, NULL);
+    aw_error err;
+    const char *name = cli_input_name(a->file);
+    int status = CLI_OK;
+    if (!strcmp(verb, "prompt")) {
+        if (aw_contract_prompt(c, &out) || aw_buf_putc(&out, '\n')) status = CLI_REJECTED;
+    } else if (cli_read_input(a->file, &in)) {
+        status = CLI_REJECTED;
+    } else if (!strcmp(verb, "validate")) {
+        aw_contract_issue *issues = NULL;
+        size_t n = 0;
+        rc = aw_contract_validate(c, in.data, in.len, &o.co, &issues, &n, &err);
+        if (rc == AW_EVALID) {
+            for (size_t i = 0; i < n; i++)
+                fprintf(stderr, "%s:%zu:%zu: %s: %s%s%s\n", name, issues[i].line, issues[i].column,
+                        aw_contract_code_name(issues[i].code), issues[i].path, issues[i].path[0] ? ": " : "",
+                        issues[i].message);
+            status = CLI_REJECTED;
+        } else if (rc) {
+            cli_report(name, &err);
+            status = CLI_REJECTED;
+        }
+        aw_free(NULL, issues);
+    } else if (!strcmp(verb, "parse")) {
+        aw_json_doc *doc = NULL;
+        if (aw_contract_parse(c, in.data, in.len, &o.co, &doc, &err)) {
+            cli_report(name, &err);
+            status = CLI_REJECTED;
+        } else if (aw_json_write(aw_json_doc_root(doc), NULL, &out, &err) || aw_buf_putc(&out, '\n')) {
+            status = CLI_REJECTED;
+        }
+        aw_json_doc_free(doc);
+    } else { /* build */
+        aw_json_doc *doc = NULL;
+        if (aw_json_parse(in.data, in.len, NULL, &doc, &err) ||
+            aw_contract_build(c, aw_json_doc_root(doc), &out, &err) || aw_buf_putc(&out, '\n')) {
+            cli_report(name, &err);
+            status = CLI_REJECTED;
+        }
+        aw_json_doc_free(doc);
+    }
+    if (status == CLI_OK && cli_write_stdout(out.data, out.len)) status = CLI_REJECTED;
+    aw_buf_free(&in);
+    aw_buf_free(&out);
+    aw_contract_free(c);
+    return status;
+}
+
+int cli_contract(int argc, char **argv) {
+    if (argc < 1 || cli_is_help(argv[0])) {
+        fputs(contract_help, argc < 1 ? stderr : stdout);
+        return argc < 1 ? CLI_USAGE : CLI_OK;
+    }
+    static const char *const verbs[] = {"validate", "parse", "build", "prompt"};
+    for (size_t i = 0; i < 4; i++)
+        if (!strcmp(argv[0], verbs[i])) {
+            char cmd[32];
+            snprintf(cmd, sizeof cmd, "contract %s", verbs[i]);
+            cli_args a;
+            cli_args_init(&a, argc - 1, argv + 1, cmd);
+            return run(&a, verbs[i]);
+        }
+    fprintf(stderr, "agentwire contract: unknown command '%s'\nTry 'agentwire contract --help'.\n", argv[0]);
+    return CLI_USAGE;
+}
