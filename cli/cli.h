@@ -68,5 +68,7 @@ int cli_thread(int argc, char **argv);
 int cli_messages(int argc, char **argv);
 int cli_contract(int argc, char **argv);
 int cli_transport(int argc, char **argv);
+int cli_snapshot(int argc, char **argv);
+int cli_envelope(int argc, char **argv);
 
 #endif

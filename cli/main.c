@@ -15,6 +15,12 @@ static const char main_help[] =
     "  thread     agent events <-> <thread> XML\n"
     "  messages   chat messages (OpenAI, Anthropic, LangChain) -> <thread> XML or text,\n"
     "             and tool calls written in fenced ```json blocks\n"
+    "  transport  the XML tool transport: per-turn notices, streaming tag\n"
+    "             extraction and validation, final reports\n"
+    "  contract   <llmQuery>/<llmResponse> and your own XML contracts: validate,\n"
+    "             parse to typed JSON, build, system prompt\n"
+    "  snapshot   slim agent-state snapshots and restore\n"
+    "  envelope   agent runtime events -> UI event envelopes\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -28,6 +34,11 @@ typedef struct group {
 static const group groups[] = {
     {"json", cli_json},
     {"thread", cli_thread},
+    {"messages", cli_messages},
+    {"transport", cli_transport},
+    {"contract", cli_contract},
+    {"snapshot", cli_snapshot},
+    {"envelope", cli_envelope},
 };
 
 int main(int argc, char **argv) {

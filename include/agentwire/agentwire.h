@@ -15,6 +15,10 @@
 #include "event.h"
 #include "thread.h"
 #include "messages.h"
+#include "transport.h"
+#include "contract.h"
+#include "snapshot.h"
+#include "envelope.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,75 @@
+# agentwire — a thin front over CMake. Every target first installs what is
+# missing from Debian's packages (when run as root), so a fresh machine
+# needs nothing by hand.
+
+CC ?= cc
+JOBS := $(shell nproc 2>/dev/null || echo 2)
+PREFIX ?= /usr/local
+FUZZ_SECONDS ?= 30
+BUILD_TEST := build/asan
+BUILD_REL := build/release
+BUILD_FUZZ := build/fuzz
+BUILD_BENCH := build/bench
+
+DEB_PACKAGES := build-essential cmake clang pkg-config libcmocka-dev libexpat1-dev libclang-rt-14-dev
+DEMO_CMDS = \
+	$(BUILD_REL)/agentwire thread encode --strip-ansi --prefill "Based on the thread above, my next step is" examples/session.jsonl && \
+	$(BUILD_REL)/agentwire json format --indent 2 examples/event.json
+
+.PHONY: all deps build demo test bench fuzz install clean
+
+all: build
+
+# Install missing Debian packages (quietly, and only when something is missing).
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  else \
+	    echo "missing Debian packages:$$missing (run as root, or: sudo apt-get install$$missing)"; exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD_REL) -DCMAKE_BUILD_TYPE=Release -DAW_TESTS=OFF >/dev/null
+	cmake --build $(BUILD_REL) -j $(JOBS)
+
+demo: build
+	@$(DEMO_CMDS)
+
+test: deps
+	CC=$(CC) cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DAW_SANITIZE=ON >/dev/null
+	cmake --build $(BUILD_TEST) -j $(JOBS)
+	ctest --test-dir $(BUILD_TEST) --output-on-failure -j $(JOBS)
+
+bench: deps
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	  else echo "node and npm are needed for the benchmark peers"; exit 1; fi; }
+	@[ -d bench/peers/node_modules ] || (cd bench/peers && npm ci --silent)
+	cmake -S . -B $(BUILD_BENCH) -DCMAKE_BUILD_TYPE=Release -DAW_BENCH=ON -DAW_TESTS=OFF >/dev/null
+	cmake --build $(BUILD_BENCH) -j $(JOBS)
+	bash bench/run.sh $(BUILD_BENCH)
+
+fuzz: deps
+	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAW_FUZZ=ON -DAW_TESTS=OFF >/dev/null
+	cmake --build $(BUILD_FUZZ) -j $(JOBS)
+	@set -e; for f in fuzz/fuzz_*.c; do \
+	  name=$$(basename $$f .c); corpus=$(BUILD_FUZZ)/corpus/$$name; mkdir -p $$corpus; \
+	  [ -d fuzz/corpus/$$name ] && cp -n fuzz/corpus/$$name/* $$corpus/ 2>/dev/null || true; \
+	  echo "fuzzing $$name for $(FUZZ_SECONDS)s"; \
+	  $(BUILD_FUZZ)/$$name -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	    -artifact_prefix=$(BUILD_FUZZ)/$$name- -print_final_stats=1 $$corpus 2>$(BUILD_FUZZ)/$$name.log \
+	    || { tail -n 40 $(BUILD_FUZZ)/$$name.log; exit 1; }; \
+	  grep -E '^(stat::number_of_executed_units|Done)' $(BUILD_FUZZ)/$$name.log || true; \
+	done
+
+install: build
+	cmake --install $(BUILD_REL) --prefix $(PREFIX)
+
+clean:
+	rm -rf build

@@ -1,0 +1,128 @@
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+char *aw_test_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) break;
+        cap *= 2;
+        char *nb = realloc(buf, cap + 1);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf = nb;
+        }
+    }
+    fclose(f);
+    if (!buf) return NULL;
+    buf[n] = '\0';
+    if (len) *len = n;
+    return buf;
+}
+
+typedef struct sink {
+    char *data;
+    size_t len, cap;
+} sink;
+
+static void sink_add(sink *s, const char *p, size_t n) {
+    if (s->len + n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->len + n + 1) cap *= 2;
+        char *d = realloc(s->data, cap);
+        if (!d) abort();
+        s->data = d;
+        s->cap = cap;
+    }
+    memcpy(s->data + s->len, p, n);
+    s->len += n;
+    s->data[s->len] = '\0';
+}
+
+int aw_test_run_cmd(const char *cmd, const char *stdin_data, size_t stdin_len, char **out, size_t *out_len,
+                    char **err, size_t *err_len) {
+    int in_p[2], out_p[2], err_p[2];
+    if (pipe(in_p) || pipe(out_p) || pipe(err_p)) return -1;
+    signal(SIGPIPE, SIG_IGN);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        dup2(in_p[0], 0);
+        dup2(out_p[1], 1);
+        dup2(err_p[1], 2);
+        close(in_p[0]); close(in_p[1]); close(out_p[0]); close(out_p[1]); close(err_p[0]); close(err_p[1]);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    close(in_p[0]);
+    close(out_p[1]);
+    close(err_p[1]);
+    fcntl(in_p[1], F_SETFL, O_NONBLOCK);
+    sink so = {0}, se = {0};
+    size_t sent = 0;
+    int in_open = 1, out_open = 1, err_open = 1;
+    if (!stdin_data || stdin_len == 0) {
+        close(in_p[1]);
+        in_open = 0;
+    }
+    char buf[65536];
+    while (out_open || err_open || in_open) {
+        struct pollfd fds[3];
+        int nf = 0, io = -1, oo = -1, eo = -1;
+        if (in_open) fds[io = nf++] = (struct pollfd){in_p[1], POLLOUT, 0};
+        if (out_open) fds[oo = nf++] = (struct pollfd){out_p[0], POLLIN, 0};
+        if (err_open) fds[eo = nf++] = (struct pollfd){err_p[0], POLLIN, 0};
+        if (poll(fds, (nfds_t)nf, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (io >= 0 && fds[io].revents) {
+            ssize_t w = write(in_p[1], stdin_data + sent, stdin_len - sent);
+            if (w > 0) sent += (size_t)w;
+            if (w < 0 && errno != EAGAIN) sent = stdin_len;
+            if (sent >= stdin_len) {
+                close(in_p[1]);
+                in_open = 0;
+            }
+        }
+        if (oo >= 0 && fds[oo].revents) {
+            ssize_t r = read(out_p[0], buf, sizeof buf);
+            if (r > 0) sink_add(&so, buf, (size_t)r);
+            else out_open = 0;
+        }
+        if (eo >= 0 && fds[eo].revents) {
+            ssize_t r = read(err_p[0], buf, sizeof buf);
+            if (r > 0) sink_add(&se, buf, (size_t)r);
+            else err_open = 0;
+        }
+    }
+    if (in_open) close(in_p[1]);
+    close(out_p[0]);
+    close(err_p[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    sink_add(&so, "", 0);
+    sink_add(&se, "", 0);
+    if (out) *out = so.data; else free(so.data);
+    if (out_len) *out_len = so.len;
+    if (err) *err = se.data; else free(se.data);
+    if (err_len) *err_len = se.len;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
