@@ -182,6 +182,15 @@ static void string_summary(em *e, const char *key, int (*fn)(const aw_json_value
     aw_buf_free(&b);
 }
 
+/* The class's base name, as the seed's basename(str_replace('\\', '/', ...)):
+ * the offset after the last '\\' or '/'. */
+static size_t base_name(const char *s, size_t n) {
+    size_t b = 0;
+    for (size_t j = 0; j < n; j++)
+        if (s[j] == '\\' || s[j] == '/') b = j + 1;
+    return b;
+}
+
 int aw_envelope_adapter_handle(aw_envelope_adapter *a, const aw_json_value *ev, int64_t now_ms, aw_error *err) {
     if (!a || !ev) return aw__error_set(err, AW_EINVAL, "invalid arguments");
     if (!aw_json_is_object(ev)) return aw__error_set(err, AW_ETYPE, "an event must be a JSON object");
@@ -293,20 +302,22 @@ int aw_envelope_adapter_handle(aw_envelope_adapter *a, const aw_json_value *ev, 
             const aw_json_value *decided = decider >= 0 ? aw_json_at(evals, (size_t)decider) : NULL;
             const aw_json_value *crit = aw_json_get(decided, "criterion");
             field(&e, "stop_reason", 0);
-            if (aw_json_get(ev, "resolved_by")) field(&e, "resolved_by", 0);
-            else if (aw_json_is_string(crit)) put(&e, "resolved_by", aw_json_copy(e.doc, crit));
-            else put(&e, "resolved_by", aw_json_new_null(e.doc));
+            if (aw_json_get(ev, "resolved_by")) {
+                field(&e, "resolved_by", 0);
+            } else if (aw_json_is_string(crit)) {
+                size_t b = base_name(crit->u.str.ptr, crit->u.str.len);
+                put(&e, "resolved_by", aw_json_new_string(e.doc, crit->u.str.ptr + b, crit->u.str.len - b));
+            } else {
+                put(&e, "resolved_by", aw_json_new_null(e.doc));
+            }
             aw_json_value *list = aw_json_new_array(e.doc);
             for (size_t i = 0; list && i < n; i++) {
                 const aw_json_value *it = aw_json_at(evals, i);
                 const aw_json_value *c = aw_json_get(it, "criterion");
                 aw_json_value *o = aw_json_new_object(e.doc);
                 if (!o) break;
-                /* the class's base name, as the seed's basename(str_replace('\\', '/', ...)) */
                 const char *cs = aw_json_is_string(c) ? c->u.str.ptr : "";
-                size_t cn = aw_json_is_string(c) ? c->u.str.len : 0, b = 0;
-                for (size_t j = 0; j < cn; j++)
-                    if (cs[j] == '\\' || cs[j] == '/') b = j + 1;
+                size_t cn = aw_json_is_string(c) ? c->u.str.len : 0, b = base_name(cs, cn);
                 const aw_json_value *reason = aw_json_get(it, "reason");
                 if (aw_json_object_set_string(e.doc, o, "criterion", cs + b, cn - b) ||
                     aw_json_object_set_string(e.doc, o, "decision", aw_decision_name(ds[i]),
