@@ -38,6 +38,7 @@ int aw_buf_reserve(aw_buf *b, size_t extra) {
     }
     char *p = aw_realloc(b->alloc, b->data, cap);
     if (!p) return AW_ENOMEM;
+    p[b->len] = '\0'; /* the promise: data is always NUL-terminated */
     b->data = p;
     b->cap = cap;
     return 0;
