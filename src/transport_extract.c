@@ -288,8 +288,9 @@ static int step_payload(aw_extractor *x, const char *p, size_t n, size_t *used) 
              * inside one is text and not the end of the payload */
             if (x->tag.json_payload && (c == '{' || c == '[')) x->json_tracking = 1;
         }
-        if (x->json_tracking) {
-            if (c == '"') x->in_string = 1;
+        if (x->json_tracking || !x->seen_content) {
+            /* byte by byte while the kind of payload is not known yet */
+            if (x->json_tracking && c == '"') x->in_string = 1;
             i++;
             continue;
         }
