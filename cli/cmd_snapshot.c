@@ -9,7 +9,8 @@
 static const char snapshot_help[] =
     "Usage: agentwire snapshot COMMAND [options] [FILE]\n"
     "\n"
-    "Slim agent-state snapshots (docs/snapshot.md). FILE holds one JSON\n"
+    "Slim agent-state snapshots (the state form is documented in\n"
+    "include/agentwire/snapshot.h). FILE holds one JSON\n"
     "object; without FILE, or with -, stdin is read.\n"
     "\n"
     "Commands:\n"

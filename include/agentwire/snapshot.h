@@ -6,7 +6,7 @@
  * summaries with their original numbers, usage, timing, and optionally the
  * last continuation decision.
  *
- * The full state, as JSON (docs/snapshot.md):
+ * The full state, as JSON:
  *   {"agent_id": "...", "parent_agent_id": "..."|null,
  *    "status": "in_progress"|"completed"|"failed",
  *    "usage": {"prompt": N, "completion": N, "total": N},
