@@ -40,12 +40,82 @@ typedef struct aw_messages_options {
  * whitespace) with "<thread>" is returned unchanged; such a message among
  * others has its events decoded and spliced in place, ids renumbered.
  * Errors name the message index and field ("message 3: 'role' must be a
- * string"). */
+ * string"). opts may be NULL (AUTO, XML). On failure out is left as it was.
+ *
+ * Shapes (opts->format, or aw_messages_detect; a list that cannot be told
+ * is read as OpenAI's):
+ *   OpenAI     {"role": system|developer|user|assistant|tool, "content",
+ *              "tool_calls": [{"id", "function": {"name", "arguments"}}],
+ *              "tool_call_id"}; developer is system; the legacy assistant
+ *              "function_call" {"name", "arguments"} is one call without id.
+ *   Anthropic  {"role": user|assistant (|system), "content": string or
+ *              blocks}: text blocks; tool_use {"id","name","input"} become
+ *              the assistant's calls; each tool_result {"tool_use_id",
+ *              "content"} in a user message becomes a tool message of its
+ *              own, in block order, the user text around them user messages.
+ *   LangChain  {"type": human|ai|system|tool, "data": {...}}, the flat
+ *              {"type", "content", "tool_calls": [{"name","args","id"}],
+ *              "tool_call_id"}, and JavaScript's serialized form {"lc": 1,
+ *              "type": "constructor", "id": [..., "HumanMessage"], "kwargs"}.
+ *              Aliases user/assistant, and class names (...Message, ...Chunk).
+ *              Without "tool_calls", "additional_kwargs.tool_calls" (OpenAI
+ *              shape) is read.
+ *   A top-level "system" (string or text blocks) is read for every shape.
+ *   Unknown roles/types are errors.
+ *
+ * Content as text: absent or null is ""; a string is itself. For OpenAI and
+ * Anthropic an array of parts is joined with "\n", a {"type": "text"} part
+ * giving its "text" and any other part (image, thinking, ...) its compact
+ * JSON, so nothing is dropped. For LangChain any non-string content is its
+ * compact JSON (the reference's JSON.stringify).
+ *
+ * Arguments of a call: a string (OpenAI's "arguments") is parsed and
+ * written as compact JSON, or written as it is when it is not JSON; a blank
+ * string is {}; any other value is written as its compact JSON; absent is
+ * {}. This holds for every shape.
+ *
+ * XML (AW_MESSAGES_XML): "<thread>", one "  <event ...>body</event>" line
+ * per event, "</thread>", joined with "\n". system -> type="system", user ->
+ * "human", assistant -> "ai" (only when its text is non-empty) then one
+ * tool_input per call (attributes type id name call_id iteration), tool ->
+ * tool_output (type id name call_id status="success" iteration), its name
+ * that of the call with the same id anywhere in the list (a later call wins;
+ * calls with no id or "" are not looked up), else "unknown". call_id is ""
+ * when missing; iteration is "0"; id counts the lines written. Everything is
+ * escaped with aw_xml_escape (bodies with AW_XML_STRIP_ANSI when
+ * strip_ansi), so invalid UTF-8 and forbidden characters become U+FFFD.
+ * Pass-through: leading whitespace is what JavaScript's trimStart removes;
+ * only a user message passes through, and only in the XML encoding. A
+ * spliced thread's events keep their own iteration and are written in the
+ * thread layout (aw_thread_write_event: no call_id), a tool_output named
+ * from the tool_inputs of that same thread; one that does not decode (text
+ * after </thread>, such as a prefill, counts) is an error naming the
+ * message.
+ *
+ * Text (AW_MESSAGES_TEXT): "[System]", "[User]", "[Assistant]" or "[Tool
+ * Result]", "\n", the content; messages joined with "\n\n". An assistant's
+ * calls follow its text (after a "\n" when the text is non-empty) as
+ *   ```json
+ *   {"tool_calls":[{"id":"...","name":"...","args":{...}}]}
+ *   ```
+ * which aw_messages_parse_tool_calls reads back ("id" left out for a call
+ * without one; arguments that are not JSON as a JSON string). Bytes that are
+ * not UTF-8 become U+FFFD; nothing else is changed (strip_ansi is for XML
+ * only). */
 int aw_messages_encode(const aw_json_value *input, const aw_messages_options *opts, aw_buf *out,
                        aw_error *err);
 
-/* The detected (or forced) shape of input; AW_MESSAGES_AUTO when it cannot
- * be told. */
+/* The detected shape of input; AW_MESSAGES_AUTO when it cannot be told.
+ * An object with a top-level "system" is Anthropic. Otherwise the messages
+ * are looked at in order and the first that tells decides:
+ *   "type" and no "role"                                    -> LangChain
+ *   role tool/developer/function, or "tool_calls",
+ *   "tool_call_id" or "function_call"                       -> OpenAI
+ *   a content block tool_use, tool_result, thinking,
+ *   redacted_thinking, document, or image with "source"     -> Anthropic
+ *   a content part image_url, input_audio, file, refusal    -> OpenAI
+ * When none tells but a message has a "role", the list is plain {role,
+ * content} text, spelled (and encoded) the same in both: OpenAI. */
 aw_messages_format aw_messages_detect(const aw_json_value *input);
 
 /* Tool calls written in text, as the reference's parseToolCalls reads
@@ -56,7 +126,28 @@ aw_messages_format aw_messages_detect(const aw_json_value *input);
  * reported. The result document's root is
  *   {"tool_calls": [{"id": ..., "name": ..., "args": {...}}, ...],
  *    "text": "visible text",
- *    "errors": [{"offset": N, "line": L, "message": "..."}, ...]} */
+ *    "errors": [{"offset": N, "line": L, "column": C, "message": "..."}, ...]}
+ *
+ * Fences are found as Markdown finds them: a line of three or more
+ * backticks (after any indentation) opens a block, a line of at least as
+ * many backticks and nothing else closes it. Only blocks whose info string
+ * is exactly "json" (case-sensitive) are read; blocks of other languages
+ * are skipped whole, and an unclosed fence runs to the end of the text
+ * (an unclosed ```json block is reported). A ```json block:
+ *   - that is not JSON: kept, reported at the JSON error's position;
+ *   - whose JSON has no "tool_calls": kept, not reported (plain JSON);
+ *   - whose "tool_calls" is not an array: kept, reported at the fence;
+ *   - otherwise a tool-call block: removed (its fence lines, content and
+ *     the newline after the closing fence; nothing else is trimmed). Each
+ *     entry needs a string "name"; "args" (or, when "args" is absent,
+ *     OpenAI's "arguments") absent or null is {}, else must be an object; "id" absent or null is "call_<index>", else must be a
+ *     string. index is the reference's: calls kept from earlier blocks plus
+ *     the entry's position in its block. An entry breaking these rules is
+ *     skipped and reported at the fence; one whose id was kept before is
+ *     dropped silently.
+ * Positions are byte offsets from 0, 1-based lines and columns (code
+ * points) in text. Bare JSON outside fences is not read. Only allocation
+ * failure (AW_ENOMEM) and bad arguments fail. */
 int aw_messages_parse_tool_calls(const char *text, size_t len, const aw_allocator *alloc,
                                  aw_json_doc **out, aw_error *err);
 

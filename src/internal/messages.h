@@ -78,6 +78,10 @@ int aw__msg_text_json(aw__msg_list *l, const aw_json_value *v, aw_text *out);
  * is an error naming message `index` and the field under `field`. */
 int aw__msg_text_parts(aw__msg_list *l, const aw_json_value *v, size_t index, const char *field,
                        aw_text *out, aw_error *err);
+/* The pieces of arr's items [from, to) joined as aw__msg_text_parts joins
+ * them, leaving out tool_use blocks when skip_tool_use. */
+int aw__msg_join(aw__msg_list *l, const aw_json_value *arr, size_t from, size_t to, bool skip_tool_use,
+                 size_t index, const char *field, aw_text *out, aw_error *err);
 /* Copy bytes into the list's arena. */
 int aw__msg_keep(aw__msg_list *l, const char *s, size_t n, aw_text *out);
 
@@ -98,6 +102,11 @@ int aw__msg_openai_call(aw__msg_list *l, const aw_json_value *call, size_t index
 /* Text after JavaScript's trimStart() starts with "<thread>": *start gets
  * the offset of the '<'. */
 bool aw__msg_is_thread(aw_text text, size_t *start);
+
+/* Decode the <thread> at m->text + start and append its events as lines
+ * of the thread being written, ids from *id on (advanced). */
+int aw__msg_splice(const aw__msg *m, size_t start, const aw_messages_options *opts, size_t *id,
+                   aw_buf *out, aw_error *err);
 
 int aw__msg_write_xml(const aw__msg_list *l, const aw_messages_options *opts, aw_buf *out,
                       aw_error *err);

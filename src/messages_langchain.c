@@ -1,0 +1,143 @@
+/* LangChain messages -> the normalized list. Three spellings of one thing:
+ *
+ *   {"type": "human", "data": {"content": ..., ...}}     Python messages_to_dict
+ *   {"type": "human", "content": ..., ...}               the flat dict
+ *   {"lc": 1, "type": "constructor",                     JSON.stringify of a
+ *    "id": ["langchain_core", "messages", "HumanMessage"], JavaScript BaseMessage
+ *    "kwargs": {"content": ..., ...}}
+ *
+ * Types human, ai, system, tool (and the aliases user, assistant; class
+ * names with or without "Chunk"). Content that is not a string is written
+ * as its compact JSON, as the reference (which takes BaseMessage objects)
+ * does. An ai message's "tool_calls" are [{"name", "args", "id"}]; when it
+ * has no "tool_calls" at all (older dumps), "additional_kwargs.tool_calls"
+ * in the OpenAI shape is used. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal/errors.h"
+#include "internal/messages.h"
+
+static int oom(aw_error *err) { return aw__error_set(err, AW_ENOMEM, "out of memory"); }
+
+static int is(const char *p, size_t n, const char *s) { return n == strlen(s) && memcmp(p, s, n) == 0; }
+
+static int role_of(const char *p, size_t n, aw__msg_role *role) {
+    if (n > 5 && memcmp(p + n - 5, "Chunk", 5) == 0) n -= 5; /* AIMessageChunk */
+    if (is(p, n, "human") || is(p, n, "user") || is(p, n, "HumanMessage")) *role = AW__MSG_USER;
+    else if (is(p, n, "ai") || is(p, n, "assistant") || is(p, n, "AIMessage")) *role = AW__MSG_ASSISTANT;
+    else if (is(p, n, "system") || is(p, n, "SystemMessage")) *role = AW__MSG_SYSTEM;
+    else if (is(p, n, "tool") || is(p, n, "ToolMessage")) *role = AW__MSG_TOOL;
+    else return -1;
+    return 0;
+}
+
+/* Find the type and the object holding the fields; *prefix names that
+ * object in errors ("data.", "kwargs." or ""). */
+static int unwrap(const aw_json_value *msg, size_t index, aw__msg_role *role,
+                  const aw_json_value **fields, const char **prefix, aw_error *err) {
+    const aw_json_value *type = aw_json_get(msg, "type");
+    if (!type) return aw__error_set(err, AW_ETYPE, "message %zu: 'type' is missing", index);
+    if (!aw_json_is_string(type))
+        return aw__error_set(err, AW_ETYPE, "message %zu: 'type' must be a string", index);
+    const char *name = type->u.str.ptr;
+    size_t name_len = type->u.str.len;
+    const char *what = "type";
+    *fields = msg;
+    *prefix = "";
+    if (is(name, name_len, "constructor")) {
+        const aw_json_value *id = aw_json_get(msg, "id");
+        size_t n = aw_json_count(id);
+        const aw_json_value *last = aw_json_is_array(id) && n ? aw_json_at(id, n - 1) : NULL;
+        if (!aw_json_is_string(last))
+            return aw__error_set(err, AW_ETYPE, "message %zu: 'id' must be an array ending in a class name",
+                                 index);
+        *fields = aw_json_get(msg, "kwargs");
+        *prefix = "kwargs.";
+        if (!aw_json_is_object(*fields))
+            return aw__error_set(err, AW_ETYPE, "message %zu: 'kwargs' must be an object", index);
+        name = last->u.str.ptr;
+        name_len = last->u.str.len;
+        what = "class";
+    } else if (aw_json_is_object(aw_json_get(msg, "data"))) {
+        *fields = aw_json_get(msg, "data");
+        *prefix = "data.";
+    }
+    if (role_of(name, name_len, role))
+        return aw__error_set(err, AW_EVALID,
+                             "message %zu: unknown %s '%.*s' (expected human, ai, system or tool)", index,
+                             what, (int)(name_len > 40 ? 40 : name_len), name);
+    return 0;
+}
+
+static int read_call(aw__msg_list *l, const aw_json_value *call, size_t index, const char *field,
+                     aw_error *err) {
+    char path[160];
+    if (!aw_json_is_object(call))
+        return aw__error_set(err, AW_ETYPE, "message %zu: '%s' must be an object", index, field);
+    aw_text id, name;
+    snprintf(path, sizeof path, "%s.id", field);
+    int rc = aw__msg_opt_string(call, "id", index, path, &id, err);
+    snprintf(path, sizeof path, "%s.name", field);
+    if (!rc) rc = aw__msg_req_string(call, "name", index, path, &name, err);
+    if (rc) return rc;
+    const aw_json_value *args = aw_json_get(call, "args");
+    if (args && args->type == AW_JSON_NULL) args = NULL;
+    if (aw__msg_push_call(l, id, name, args)) return oom(err);
+    return 0;
+}
+
+static int read_calls(aw__msg_list *l, const aw_json_value *fields, const char *prefix, size_t index,
+                      aw_error *err) {
+    const aw_json_value *calls = aw_json_get(fields, "tool_calls");
+    int openai = 0;
+    /* only when "tool_calls" is absent: an empty list next to
+     * additional_kwargs means LangChain could not parse those calls, and the
+     * reference (which reads tool_calls) writes none */
+    if (!calls || calls->type == AW_JSON_NULL) {
+        const aw_json_value *kw = aw_json_get(fields, "additional_kwargs");
+        const aw_json_value *more = aw_json_get(kw, "tool_calls");
+        if (more && more->type != AW_JSON_NULL) {
+            calls = more;
+            openai = 1;
+        }
+    }
+    if (!calls || calls->type == AW_JSON_NULL) return 0;
+    const char *where = openai ? "additional_kwargs.tool_calls" : "tool_calls";
+    if (calls->type != AW_JSON_ARRAY)
+        return aw__error_set(err, AW_ETYPE, "message %zu: '%s%s' must be an array", index, prefix, where);
+    for (size_t i = 0; i < calls->u.arr.count; i++) {
+        char field[96];
+        snprintf(field, sizeof field, "%s%s[%zu]", prefix, where, i);
+        int rc = openai ? aw__msg_openai_call(l, &calls->u.arr.items[i], index, field, err)
+                        : read_call(l, &calls->u.arr.items[i], index, field, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int aw__msg_read_langchain(aw__msg_list *l, const aw_json_value *msgs, aw_error *err) {
+    for (size_t i = 0; i < msgs->u.arr.count; i++) {
+        const aw_json_value *msg = &msgs->u.arr.items[i];
+        if (!aw_json_is_object(msg))
+            return aw__error_set(err, AW_ETYPE, "message %zu: must be a JSON object", i);
+        aw__msg_role role;
+        const aw_json_value *fields;
+        const char *prefix;
+        int rc = unwrap(msg, i, &role, &fields, &prefix, err);
+        if (rc) return rc;
+        aw_text text, call_id = {NULL, 0};
+        if (aw__msg_text_json(l, aw_json_get(fields, "content"), &text)) return oom(err);
+        if (role == AW__MSG_TOOL) {
+            char field[48];
+            snprintf(field, sizeof field, "%stool_call_id", prefix);
+            if ((rc = aw__msg_opt_string(fields, "tool_call_id", i, field, &call_id, err))) return rc;
+        }
+        aw__msg *m = aw__msg_push(l, role, i);
+        if (!m) return oom(err);
+        m->text = text;
+        m->call_id = call_id;
+        if (role == AW__MSG_ASSISTANT && (rc = read_calls(l, fields, prefix, i, err))) return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,92 @@
+/* The normalized message list -> the reference's plain prompt text
+ * (messagesToPrompt): "[System]", "[User]", "[Assistant]" or "[Tool
+ * Result]", a newline, the content; messages joined with "\n\n".
+ *
+ * The reference drops an assistant's tool calls from this form. Here they
+ * follow the text as one fenced block, in the very shape
+ * aw_messages_parse_tool_calls reads back:
+ *
+ *   ```json
+ *   {"tool_calls":[{"id":"call_1","name":"read","args":{"path":"a"}}]}
+ *   ```
+ *
+ * ("id" left out for a call without one; "args" is the JSON of the
+ * arguments, or the original text as a JSON string when they are not JSON).
+ * Text is written as it is, except that bytes that are not UTF-8 (and lone
+ * surrogates) become U+FFFD, so the prompt is always valid UTF-8. */
+#include <string.h>
+
+#include "internal/errors.h"
+#include "internal/messages.h"
+#include "internal/utf8.h"
+
+#define PUT(out, lit) aw_buf_append((out), (lit), sizeof(lit) - 1)
+
+static int put_utf8(aw_buf *out, const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        size_t j = aw__utf8_skip_ascii(p, i, n);
+        while (j < n) { /* take well-formed sequences in one run too */
+            size_t k = aw__utf8_seq_len(p + j, n - j);
+            if (!k) break;
+            j += k;
+            j = aw__utf8_skip_ascii(p, j, n);
+        }
+        if (aw_buf_append(out, s + i, j - i)) return AW_ENOMEM;
+        i = j;
+        if (i < n) {
+            if (PUT(out, "\xEF\xBF\xBD")) return AW_ENOMEM;
+            i++;
+        }
+    }
+    return 0;
+}
+
+static int put_calls(const aw__msg_list *l, const aw__msg *m, const aw_allocator *alloc, aw_buf *out,
+                     aw_buf *scratch) {
+    int rc = PUT(out, "```json\n{\"tool_calls\":[");
+    for (size_t k = 0; k < m->ncalls && !rc; k++) {
+        const aw__msg_call *c = &l->calls[m->first_call + k];
+        if (k) rc |= aw_buf_putc(out, ',');
+        rc |= aw_buf_putc(out, '{');
+        if (c->id.ptr) {
+            rc |= PUT(out, "\"id\":");
+            rc |= aw_json_write_string(out, c->id.ptr, c->id.len);
+            rc |= aw_buf_putc(out, ',');
+        }
+        rc |= PUT(out, "\"name\":");
+        rc |= aw_json_write_string(out, c->name.ptr, c->name.len);
+        rc |= PUT(out, ",\"args\":");
+        if (rc) break;
+        bool raw = false;
+        aw_buf_clear(scratch);
+        if (aw__msg_write_args(c, alloc, scratch, &raw)) return AW_ENOMEM;
+        if (raw) rc |= aw_json_write_string(out, scratch->data, scratch->len);
+        else rc |= aw_buf_append(out, scratch->data, scratch->len);
+        rc |= aw_buf_putc(out, '}');
+    }
+    rc |= PUT(out, "]}\n```");
+    return rc ? AW_ENOMEM : 0;
+}
+
+int aw__msg_write_text(const aw__msg_list *l, const aw_messages_options *opts, aw_buf *out,
+                       aw_error *err) {
+    static const char *const labels[] = {"[System]\n", "[User]\n", "[Assistant]\n", "[Tool Result]\n"};
+    aw_buf scratch;
+    aw_buf_init(&scratch, opts->alloc);
+    int rc = 0;
+    for (size_t i = 0; i < l->count && !rc; i++) {
+        const aw__msg *m = &l->items[i];
+        if (i) rc = PUT(out, "\n\n");
+        if (!rc) rc = aw_buf_append_str(out, labels[m->role]);
+        if (!rc) rc = put_utf8(out, m->text.ptr, m->text.len);
+        if (!rc && m->ncalls) {
+            if (m->text.len) rc = aw_buf_putc(out, '\n');
+            if (!rc) rc = put_calls(l, m, opts->alloc, out, &scratch);
+        }
+    }
+    aw_buf_free(&scratch);
+    if (rc) return aw__error_set(err, AW_ENOMEM, "out of memory");
+    return 0;
+}
