@@ -64,6 +64,7 @@ bool cli_is_help(const char *s);
 
 /* Subcommand groups. */
 int cli_json(int argc, char **argv);
+int cli_json_repair(cli_args *a); /* `json repair`, called by cli_json */
 int cli_thread(int argc, char **argv);
 int cli_messages(int argc, char **argv);
 int cli_contract(int argc, char **argv);

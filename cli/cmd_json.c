@@ -1,4 +1,4 @@
-/* agentwire json validate | format | lines */
+/* agentwire json validate | format | lines | repair */
 #include <string.h>
 
 #include "cli.h"
@@ -18,6 +18,8 @@ static const char json_help[] =
     "                              FILE:line:col: message; exit 1 when any is bad.\n"
     "                              --compact prints each good line as JSON.stringify\n"
     "                              does. Blank lines are skipped; CRLF is accepted.\n"
+    "  repair [--quiet] [FILE]     turn almost-JSON from a model into strict JSON and\n"
+    "                              name each repair on stderr (see 'json repair -h')\n"
     "\n"
     "Options for every command:\n"
     "  --max-depth N   nesting limit (default 1000)\n"
@@ -180,6 +182,10 @@ int cli_json(int argc, char **argv) {
     if (strcmp(verb, "lines") == 0) {
         cli_args_init(&a, argc - 1, argv + 1, "json lines");
         return json_lines(&a);
+    }
+    if (strcmp(verb, "repair") == 0) {
+        cli_args_init(&a, argc - 1, argv + 1, "json repair");
+        return cli_json_repair(&a);
     }
     fprintf(stderr, "agentwire json: unknown command '%s'\nTry 'agentwire json --help'.\n", verb);
     return CLI_USAGE;

@@ -181,26 +181,36 @@ aw_json_value *aw_json_at_mut(aw_json_value *arr, size_t index);
 /* What aw_json_repair changed, as bit flags. */
 enum aw_json_repair_step {
     AW_REPAIR_CODE_FENCE = 1 << 0,       /* ```json ... ``` around the value */
-    AW_REPAIR_SURROUNDING_TEXT = 1 << 1, /* prose before or after the value */
-    AW_REPAIR_ELLIPSIS = 1 << 2,         /* a trailing "..." or "…" */
-    AW_REPAIR_SINGLE_QUOTES = 1 << 3,    /* 'strings' */
-    AW_REPAIR_UNQUOTED_KEYS = 1 << 4,    /* {key: 1} */
-    AW_REPAIR_TRAILING_COMMA = 1 << 5,   /* [1, 2,] */
+    AW_REPAIR_SURROUNDING_TEXT = 1 << 1, /* prose before or after the value; stray bytes
+                                            between tokens (BOM, controls, bad UTF-8) */
+    AW_REPAIR_ELLIPSIS = 1 << 2,         /* "..." or "…" for more items: [1, 2, ...] */
+    AW_REPAIR_SINGLE_QUOTES = 1 << 3,    /* 'strings', also `back` and “curly” quotes */
+    AW_REPAIR_UNQUOTED_KEYS = 1 << 4,    /* {key: 1}; also bare words as values: {"a": ok} */
+    AW_REPAIR_TRAILING_COMMA = 1 << 5,   /* [1, 2,] and other extra commas: [,1,,2] */
     AW_REPAIR_MISSING_COMMA = 1 << 6,    /* [1 2] or {"a":1 "b":2} */
     AW_REPAIR_COMMENTS = 1 << 7,         /* // and block comments */
-    AW_REPAIR_PYTHON_LITERALS = 1 << 8,  /* True, False, None */
-    AW_REPAIR_CONTROL_CHARS = 1 << 9,    /* raw newlines, tabs, controls inside strings */
-    AW_REPAIR_INVALID_ESCAPES = 1 << 10, /* "\q" -> "\\q" */
-    AW_REPAIR_UNCLOSED = 1 << 11,        /* unclosed strings, arrays, objects at the end */
-    AW_REPAIR_MISSING_COLON = 1 << 12,   /* {"a" 1} */
-    AW_REPAIR_MISSING_VALUE = 1 << 13    /* {"a":} -> {"a":null} */
+    AW_REPAIR_PYTHON_LITERALS = 1 << 8,  /* True, False, None, undefined, NaN, Infinity (null);
+                                            numbers as JS/Python write them: 01, +1, .5,
+                                            1., 1e, 0x1F */
+    AW_REPAIR_CONTROL_CHARS = 1 << 9,    /* raw newlines, tabs, controls inside strings;
+                                            bytes that are not UTF-8 (each -> U+FFFD) */
+    AW_REPAIR_INVALID_ESCAPES = 1 << 10, /* "\q" -> "\\q" (\' -> '); a " inside a string
+                                            that was not escaped */
+    AW_REPAIR_UNCLOSED = 1 << 11,        /* unclosed strings, arrays, objects at the end, or
+                                            before a closer or key that ends them */
+    AW_REPAIR_MISSING_COLON = 1 << 12,   /* {"a" 1}, {"a" = 1} */
+    AW_REPAIR_MISSING_VALUE = 1 << 13    /* {"a":} -> {"a":null}, also {"a"} and {"a":,} */
 };
 
 /* Turn almost-JSON as models write it into valid JSON text appended to out.
- * Valid JSON comes back as it was (compact or not). *steps (when non-NULL)
- * gets the AW_REPAIR_* flags applied. Fails with AW_ESYNTAX (position in
- * err) when no value can be recovered (e.g. empty input, or text with no
- * JSON value in it). Linear in the input. */
+ * Valid JSON comes back as it was (compact or not, steps 0); anything else
+ * is rewritten as compact JSON (no whitespace between tokens), keeping the
+ * first top-level value only. *steps (when non-NULL) gets the AW_REPAIR_*
+ * flags applied (never 0 for a text the strict reader refuses). Fails with
+ * AW_ESYNTAX (position in err) when no value can be recovered (e.g. empty
+ * input, or text with no JSON value in it), AW_ELIMIT past 1000 levels of
+ * nesting, AW_ENOMEM; out is then left as it was. Linear in the input.
+ * The rules are described at the top of src/json_repair.c. */
 int aw_json_repair(const char *text, size_t len, const aw_allocator *alloc, aw_buf *out,
                    unsigned *steps, aw_error *err);
 
