@@ -167,6 +167,11 @@ static int step_attrs(aw_extractor *x, const char *p, size_t n, size_t *used) {
 static const char cdata_open[] = "<![CDATA[";
 
 enum { HELD_NONE = 0, HELD_LT, HELD_CLOSE, HELD_CDATA };
+
+/* The longest tag name we recognise; a longer name is text. Both the
+ * whole-chunk scan and the byte-held scan apply the same bound, so the
+ * answer never depends on where a chunk ends. */
+#define TAG_NAME_MAX 256
 enum { GO_ON = 0, CLOSED, GIVE_BACK };
 
 /* The payload saw '<': it may be the closing tag "</name>" (spaces allowed
@@ -310,7 +315,11 @@ static int step_open(aw_extractor *x, const char *p, size_t n, size_t *used) {
         unsigned char c = (unsigned char)p[i];
         const char *name = x->hold.data + 1;
         size_t nlen = x->hold.len - 1;
-        if (is_name_char(c) && nlen < 256) {
+        if (is_name_char(c)) {
+            if (nlen >= TAG_NAME_MAX) {
+                *used = i; /* too long to be ours: c is looked at again as text */
+                return flush_hold(x);
+            }
             if (aw_buf_putc(&x->hold, (char)c)) return AW_ENOMEM;
             if (!could_be_tag(x, x->hold.data + 1, nlen + 1)) {
                 *used = i + 1;
@@ -354,17 +363,19 @@ static int step_text(aw_extractor *x, const char *p, size_t n, size_t *used) {
             return emit_text(x, p, n);
         }
         size_t at = (size_t)(lt - p), j = at + 1;
-        while (j < n && j - at <= 256 && is_name_char((unsigned char)p[j])) j++;
+        while (j < n && j - at <= TAG_NAME_MAX + 1 && is_name_char((unsigned char)p[j])) j++;
         const char *name = p + at + 1;
         size_t nlen = j - at - 1;
         int maybe;
-        if (j < n && j - at <= 256) {
+        if (nlen > TAG_NAME_MAX) {
+            maybe = 0;
+        } else if (j < n) {
             unsigned char c = (unsigned char)p[j];
             int kind = tag_kind_of(x, name, nlen);
             maybe = kind != TAG_NONE &&
                     (c == '>' || (kind != TAG_HERMES && kind != TAG_FUNCTION_CALLS && (is_space(c) || c == '/')));
         } else {
-            maybe = j - at <= 256 && could_be_tag(x, name, nlen);
+            maybe = could_be_tag(x, name, nlen);
         }
         if (!maybe) {
             i = at + 1;
