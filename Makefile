@@ -53,7 +53,7 @@ bench: deps
 	@[ -d bench/peers/node_modules ] || (cd bench/peers && npm ci --silent)
 	cmake -S . -B $(BUILD_BENCH) -DCMAKE_BUILD_TYPE=Release -DAW_BENCH=ON -DAW_TESTS=OFF >/dev/null
 	cmake --build $(BUILD_BENCH) -j $(JOBS)
-	bash bench/run.sh $(BUILD_BENCH)
+	bash bench/run.sh $(BUILD_BENCH) $(BENCH)
 
 fuzz: deps
 	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAW_FUZZ=ON -DAW_TESTS=OFF >/dev/null

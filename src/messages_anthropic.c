@@ -66,7 +66,7 @@ static int read_user_blocks(aw__msg_list *l, const aw_json_value *content, size_
     size_t run = 0, n = content->u.arr.count;
     int any = 0;
     for (size_t i = 0; i < n; i++) {
-        aw_text type;
+        aw_text type = {NULL, 0};
         int rc = block_type(&content->u.arr.items[i], index, i, &type, err);
         if (rc) return rc;
         if (!is(type, "tool_result")) continue;
@@ -95,7 +95,7 @@ static int read_assistant_blocks(aw__msg_list *l, const aw_json_value *content, 
     size_t n = content->u.arr.count;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        aw_text type;
+        aw_text type = {NULL, 0};
         rc = block_type(&content->u.arr.items[i], index, i, &type, err);
     }
     /* the text first, so the message exists before its calls are added */

@@ -121,9 +121,9 @@ int aw__msg_read_langchain(aw__msg_list *l, const aw_json_value *msgs, aw_error 
         const aw_json_value *msg = &msgs->u.arr.items[i];
         if (!aw_json_is_object(msg))
             return aw__error_set(err, AW_ETYPE, "message %zu: must be a JSON object", i);
-        aw__msg_role role;
-        const aw_json_value *fields;
-        const char *prefix;
+        aw__msg_role role = AW__MSG_USER;
+        const aw_json_value *fields = NULL;
+        const char *prefix = "";
         int rc = unwrap(msg, i, &role, &fields, &prefix, err);
         if (rc) return rc;
         aw_text text, call_id = {NULL, 0};

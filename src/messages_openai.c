@@ -84,7 +84,7 @@ int aw__msg_read_openai(aw__msg_list *l, const aw_json_value *msgs, aw_error *er
         const aw_json_value *msg = &msgs->u.arr.items[i];
         if (!aw_json_is_object(msg))
             return aw__error_set(err, AW_ETYPE, "message %zu: must be a JSON object", i);
-        aw__msg_role role;
+        aw__msg_role role = AW__MSG_USER;
         int rc = read_role(msg, i, &role, err);
         if (rc) return rc;
         aw_text text, call_id = {NULL, 0};

@@ -234,7 +234,7 @@ static void classify_nonce_tag(aw_extractor *x) {
         g->slot.ptr = dash + 1;
         g->slot.len = rest_len - nonce_len - 1;
     }
-    char range[32];
+    char range[48]; /* two 20-digit numbers and a dash */
     slot_range(x, range, sizeof range);
     if (nonce_len != 8 || memcmp(rest, t->nonce, 8) != 0) {
         pre_reject(x, AW_REJECT_WRONG_NONCE, "Tag <%.80s> does not carry this session's nonce; use the tags of the system notice exactly.",
