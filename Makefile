@@ -6,9 +6,11 @@ CC ?= cc
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 30
+# which fuzz targets `make fuzz` runs (default: all of fuzz/fuzz_*.c)
+FUZZ_TARGETS ?= $(basename $(notdir $(wildcard fuzz/fuzz_*.c)))
 BUILD_TEST := build/asan
 BUILD_REL := build/release
-BUILD_FUZZ := build/fuzz
+BUILD_FUZZ ?= build/fuzz
 BUILD_BENCH := build/bench
 
 DEB_PACKAGES := build-essential cmake clang pkg-config libcmocka-dev libexpat1-dev libclang-rt-14-dev
@@ -58,8 +60,8 @@ bench: deps
 fuzz: deps
 	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAW_FUZZ=ON -DAW_TESTS=OFF >/dev/null
 	cmake --build $(BUILD_FUZZ) -j $(JOBS)
-	@set -e; for f in fuzz/fuzz_*.c; do \
-	  name=$$(basename $$f .c); corpus=$(BUILD_FUZZ)/corpus/$$name; mkdir -p $$corpus; \
+	@set -e; for name in $(FUZZ_TARGETS); do \
+	  corpus=$(BUILD_FUZZ)/corpus/$$name; mkdir -p $$corpus; \
 	  [ -d fuzz/corpus/$$name ] && cp -n fuzz/corpus/$$name/* $$corpus/ 2>/dev/null || true; \
 	  echo "fuzzing $$name for $(FUZZ_SECONDS)s"; \
 	  $(BUILD_FUZZ)/$$name -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \

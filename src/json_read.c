@@ -92,9 +92,9 @@ static inline unsigned special_mask(const char *p, __m128i *out) {
     *out = v;
     return (unsigned)_mm_movemask_epi8(m);
 }
-#endif
-
+#else
 static inline int plain_byte(unsigned char c) { return c != '"' && c != '\\' && c >= 0x20 && c < 0x80; }
+#endif
 
 /* p points after the opening quote. On success *out_s and *out_n describe
  * the decoded string (NUL-terminated in place) and r->p is after the
