@@ -368,7 +368,8 @@ static int close_container(rd *r, size_t depth, aw_json_value *out) {
     aw__json_parser *ps = r->ps;
     aw__json_frame *f = &ps->frames[depth];
     size_t count = ps->scratch_len - f->start;
-    aw_json_member *src = ps->scratch + f->start;
+    /* scratch is still NULL when no container has had a member yet ({} first) */
+    aw_json_member *src = count ? ps->scratch + f->start : NULL;
     memset(out, 0, sizeof *out);
     if (f->is_object) {
         out->type = AW_JSON_OBJECT;
