@@ -149,10 +149,20 @@ int aw_json_object_set_null(aw_json_doc *doc, aw_json_value *obj, const char *ke
     return v ? aw_json_object_set(doc, obj, key, strlen(key), v) : AW_ENOMEM;
 }
 
-/* Deep copy into dst. Recursion is bounded: documents read by the parser
- * are at most max_depth deep, and the guard stops pathological builds. */
-static int copy_into(aw_json_doc *doc, aw_json_value *dst, const aw_json_value *src, int depth) {
-    if (depth > 100000) return AW_ELIMIT;
+/* Deep copy without recursion. It used to recurse once per level with a
+ * guard at 100000 levels, but the C stack ran out long before the guard
+ * (about 60000 levels under ASan, fewer on small thread stacks), and the
+ * reader accepts any depth the caller allows through max_depth. Now an
+ * explicit stack holds the containers whose entries are still to copy. */
+typedef struct copy_frame {
+    aw_json_value *dst;
+    const aw_json_value *src;
+    size_t next; /* the next entry to copy */
+} copy_frame;
+
+/* Copy what src holds itself: a scalar completely; for a container, its
+ * storage (the entries are filled in by aw_json_copy's loop). */
+static int copy_shallow(aw_json_doc *doc, aw_json_value *dst, const aw_json_value *src) {
     *dst = *src;
     switch (src->type) {
     case AW_JSON_STRING: {
@@ -173,41 +183,77 @@ static int copy_into(aw_json_doc *doc, aw_json_value *dst, const aw_json_value *
         dst->u.arr.items = NULL;
         dst->u.arr.cap = n;
         if (!n) return 0;
-        aw_json_value *items = aw__arena_alloc(&doc->arena, n * sizeof *items);
-        if (!items) return AW_ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-            int rc = copy_into(doc, &items[i], &src->u.arr.items[i], depth + 1);
-            if (rc) return rc;
-        }
-        dst->u.arr.items = items;
-        return 0;
+        if (n > SIZE_MAX / sizeof(aw_json_value)) return AW_ENOMEM;
+        dst->u.arr.items = aw__arena_alloc(&doc->arena, n * sizeof(aw_json_value));
+        return dst->u.arr.items ? 0 : AW_ENOMEM;
     }
     case AW_JSON_OBJECT: {
         size_t n = src->u.obj.count;
         dst->u.obj.members = NULL;
         dst->u.obj.cap = n;
         if (!n) return 0;
-        aw_json_member *m = aw__arena_alloc(&doc->arena, n * sizeof *m);
-        if (!m) return AW_ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-            const aw_json_member *s = &src->u.obj.members[i];
-            char *k = copy_bytes(doc, s->key, s->key_len);
-            if (!k) return AW_ENOMEM;
-            m[i].key = k;
-            m[i].key_len = s->key_len;
-            int rc = copy_into(doc, &m[i].value, &s->value, depth + 1);
-            if (rc) return rc;
-        }
-        dst->u.obj.members = m;
-        return 0;
+        if (n > SIZE_MAX / sizeof(aw_json_member)) return AW_ENOMEM;
+        dst->u.obj.members = aw__arena_alloc(&doc->arena, n * sizeof(aw_json_member));
+        return dst->u.obj.members ? 0 : AW_ENOMEM;
     }
     default: return 0;
     }
 }
 
+static int has_entries(const aw_json_value *v) {
+    return (v->type == AW_JSON_ARRAY || v->type == AW_JSON_OBJECT) && aw_json_count(v) > 0;
+}
+
 aw_json_value *aw_json_copy(aw_json_doc *doc, const aw_json_value *src) {
     if (!doc || !src) return NULL;
-    aw_json_value *v = new_value(doc, AW_JSON_NULL);
-    if (!v) return NULL;
-    return copy_into(doc, v, src, 0) ? NULL : v;
+    aw_json_value *root = new_value(doc, AW_JSON_NULL);
+    if (!root || copy_shallow(doc, root, src)) return NULL;
+    const aw_allocator *alloc = doc->arena.alloc;
+    copy_frame local[64];
+    copy_frame *stack = local;
+    size_t depth = 0, cap = sizeof local / sizeof local[0];
+    int rc = 0;
+    if (has_entries(src)) stack[depth++] = (copy_frame){root, src, 0};
+    while (depth) {
+        copy_frame *f = &stack[depth - 1];
+        if (f->next == aw_json_count(f->src)) {
+            depth--;
+            continue;
+        }
+        size_t i = f->next++;
+        aw_json_value *d;
+        const aw_json_value *s;
+        if (f->src->type == AW_JSON_ARRAY) {
+            d = &f->dst->u.arr.items[i];
+            s = &f->src->u.arr.items[i];
+        } else {
+            const aw_json_member *sm = &f->src->u.obj.members[i];
+            aw_json_member *dm = &f->dst->u.obj.members[i];
+            char *k = copy_bytes(doc, sm->key, sm->key_len);
+            if (!k) {
+                rc = AW_ENOMEM;
+                break;
+            }
+            dm->key = k;
+            dm->key_len = sm->key_len;
+            d = &dm->value;
+            s = &sm->value;
+        }
+        if ((rc = copy_shallow(doc, d, s))) break;
+        if (!has_entries(s)) continue;
+        if (depth == cap) {
+            copy_frame *grown = stack == local ? aw_malloc(alloc, 2 * cap * sizeof *grown)
+                                               : aw_realloc(alloc, stack, 2 * cap * sizeof *grown);
+            if (!grown) {
+                rc = AW_ENOMEM;
+                break;
+            }
+            if (stack == local) memcpy(grown, local, sizeof local);
+            stack = grown;
+            cap *= 2;
+        }
+        stack[depth++] = (copy_frame){d, s, 0};
+    }
+    if (stack != local) aw_free(alloc, stack);
+    return rc ? NULL : root;
 }

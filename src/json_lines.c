@@ -6,6 +6,7 @@
 
 #include "internal/errors.h"
 #include "internal/json.h"
+#include "internal/utf8.h"
 
 struct aw_jsonl_reader {
     const aw_allocator *alloc;
@@ -59,8 +60,12 @@ static int deliver(aw_jsonl_reader *r, const char *s, size_t n, aw_jsonl_fn fn, 
     if (rc == AW_ENOMEM) return aw__error_set(err, AW_ENOMEM, "out of memory at line %zu", lineno);
     int stop;
     if (rc) {
-        /* positions from the line parser are relative to the line */
+        /* positions from the line parser are relative to the line. Its
+         * column restarts after a lone CR (a line break in a whole
+         * document), but here only LF ends a line: count the column from
+         * the start of the line. */
         lerr.line = lineno;
+        if (lerr.offset <= n) lerr.column = aw__utf8_count(s, lerr.offset) + 1;
         lerr.offset += start;
         stop = fn(ctx, lineno, NULL, &lerr);
     } else {

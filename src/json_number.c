@@ -50,6 +50,29 @@ static size_t write_uint(uint64_t v, char *out) {
     return n;
 }
 
+/* buf holds "d.ddd...e[+-]x" (or "de[+-]x") with '.' as the point: add one
+ * unit in the last digit, keeping the digit count (9.99e+05 becomes
+ * 1.00e+6). Returns the new length. */
+static int bump_last_digit(char *buf, int len, size_t cap) {
+    char *e = strchr(buf, 'e');
+    if (!e) return len;
+    int exp10 = atoi(e + 1);
+    char *p = e - 1;
+    for (;; p--) {
+        if (*p == '.') continue;
+        if (*p != '9') {
+            (*p)++;
+            return len;
+        }
+        *p = '0';
+        if (p == buf) break;
+    }
+    /* every digit was 9: now 1.000...e(x+1) */
+    buf[0] = '1';
+    int n = snprintf(e + 1, cap - (size_t)(e + 1 - buf), "%+d", exp10 + 1);
+    return (int)(e + 1 - buf) + n;
+}
+
 /* Shortest digits of |d| (d finite, non-zero): digits[] without a point,
  * and the decimal exponent n such that |d| = 0.digits * 10^n. */
 static size_t shortest_digits(double d, char *digits, int *n_out) {
@@ -58,12 +81,23 @@ static size_t shortest_digits(double d, char *digits, int *n_out) {
     /* Subnormals have fewer significant bits than 15 digits resolve, so
      * their shortest form must be searched from one digit up. */
     int first = d < 2.2250738585072014e-308 ? 1 : 15;
+    /* A power of two above the smallest normal has a rounding interval half
+     * as wide below it as above it, so the nearest decimal of a length can
+     * miss it (just below) while the next one up reads back: 2^-1019 is
+     * 7.120236347223045e-307 in JavaScript, not the 17-digit
+     * 7.1202363472230444e-307. Such doubles also try the next decimal up. */
+    int frexp_exp;
+    int pow2 = frexp(d, &frexp_exp) == 0.5 && d > 2.2250738585072014e-308;
     for (int prec = first; prec <= 17; prec++) {
         int len = snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
         if (len <= 0 || (size_t)len >= sizeof buf) continue;
         char *point = strchr(buf, dp);
         if (dp != '.' && point) *point = '.';
-        if (prec < 17 && aw__json_strtod(buf, (size_t)len) != d) continue;
+        if (prec < 17 && aw__json_strtod(buf, (size_t)len) != d) {
+            if (!pow2) continue;
+            len = bump_last_digit(buf, len, sizeof buf);
+            if (aw__json_strtod(buf, (size_t)len) != d) continue;
+        }
         /* buf: [-]d.ddddde[+-]xx */
         const char *p = buf;
         if (*p == '-') p++;

@@ -190,8 +190,9 @@ static size_t distinct_keys(const aw_json_value *o) {
     return n;
 }
 
-static bool equal_depth(const aw_json_value *a, const aw_json_value *b, int depth) {
-    if (depth > 100000) return false;
+/* Everything but the entries of a container: type, scalar value, and a
+ * container's size. */
+static bool equal_shallow(const aw_json_value *a, const aw_json_value *b) {
     if (a->type != b->type) return false;
     switch (a->type) {
     case AW_JSON_NULL: return true;
@@ -199,26 +200,72 @@ static bool equal_depth(const aw_json_value *a, const aw_json_value *b, int dept
     case AW_JSON_NUMBER: return a->u.num.d == b->u.num.d;
     case AW_JSON_STRING:
         return a->u.str.len == b->u.str.len && memcmp(a->u.str.ptr, b->u.str.ptr, a->u.str.len) == 0;
-    case AW_JSON_ARRAY:
-        if (a->u.arr.count != b->u.arr.count) return false;
-        for (size_t i = 0; i < a->u.arr.count; i++)
-            if (!equal_depth(&a->u.arr.items[i], &b->u.arr.items[i], depth + 1)) return false;
-        return true;
-    case AW_JSON_OBJECT:
-        if (distinct_keys(a) != distinct_keys(b)) return false;
-        for (size_t i = 0; i < a->u.obj.count; i++) {
-            const aw_json_member *m = &a->u.obj.members[i];
-            const aw_json_value *av = aw_json_getn(a, m->key, m->key_len);
-            if (av != &m->value) continue; /* a shadowed duplicate */
-            const aw_json_value *bv = aw_json_getn(b, m->key, m->key_len);
-            if (!bv || !equal_depth(av, bv, depth + 1)) return false;
-        }
-        return true;
+    case AW_JSON_ARRAY: return a->u.arr.count == b->u.arr.count;
+    case AW_JSON_OBJECT: return distinct_keys(a) == distinct_keys(b);
     }
     return false;
 }
 
+/* Walked without recursion. It used to recurse once per level with a guard
+ * at 100000 levels, but the C stack ran out long before the guard (under
+ * 100000 levels with ASan, fewer on small thread stacks), and the reader
+ * accepts any depth the caller allows through max_depth. The walk stack
+ * lives on the C stack up to 64 levels; deeper values take it from the
+ * default allocator (this function has no allocator argument), and if that
+ * fails the values are reported unequal. */
+typedef struct eq_frame {
+    const aw_json_value *a, *b;
+    size_t next; /* the next entry of a to compare */
+} eq_frame;
+
 bool aw_json_equal(const aw_json_value *a, const aw_json_value *b) {
     if (!a || !b) return a == b;
-    return equal_depth(a, b, 0);
+    if (!equal_shallow(a, b)) return false;
+    eq_frame local[64];
+    eq_frame *stack = local;
+    size_t depth = 0, cap = sizeof local / sizeof local[0];
+    bool same = true;
+    if ((a->type == AW_JSON_ARRAY || a->type == AW_JSON_OBJECT) && aw_json_count(a))
+        stack[depth++] = (eq_frame){a, b, 0};
+    while (depth) {
+        eq_frame *f = &stack[depth - 1];
+        if (f->next == aw_json_count(f->a)) {
+            depth--;
+            continue;
+        }
+        const aw_json_value *x, *y;
+        if (f->a->type == AW_JSON_ARRAY) {
+            x = &f->a->u.arr.items[f->next];
+            y = &f->b->u.arr.items[f->next];
+            f->next++;
+        } else {
+            const aw_json_member *m = &f->a->u.obj.members[f->next++];
+            x = aw_json_getn(f->a, m->key, m->key_len);
+            if (x != &m->value) continue; /* a shadowed duplicate */
+            y = aw_json_getn(f->b, m->key, m->key_len);
+            if (!y) {
+                same = false;
+                break;
+            }
+        }
+        if (!equal_shallow(x, y)) {
+            same = false;
+            break;
+        }
+        if (!((x->type == AW_JSON_ARRAY || x->type == AW_JSON_OBJECT) && aw_json_count(x))) continue;
+        if (depth == cap) {
+            eq_frame *grown = stack == local ? aw_malloc(NULL, 2 * cap * sizeof *grown)
+                                             : aw_realloc(NULL, stack, 2 * cap * sizeof *grown);
+            if (!grown) {
+                same = false;
+                break;
+            }
+            if (stack == local) memcpy(grown, local, sizeof local);
+            stack = grown;
+            cap *= 2;
+        }
+        stack[depth++] = (eq_frame){x, y, 0};
+    }
+    if (stack != local) aw_free(NULL, stack);
+    return same;
 }

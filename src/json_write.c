@@ -75,6 +75,18 @@ int aw_json_write_string(aw_buf *out, const char *str, size_t len) {
                     i += n;
                 } else if (aw__utf8_is_surrogate(s + i, len - i)) {
                     uint32_t cp = aw__utf8_decode(s + i, 3);
+                    /* A high surrogate form followed by a low one (strings
+                     * joined after parsing "\ud83d" and "\ude00") is a pair
+                     * in JavaScript, which JSON.stringify writes as the
+                     * character itself: write its 4-byte UTF-8 form. */
+                    if (cp < 0xDC00 && aw__utf8_is_surrogate(s + i + 3, len - i - 3)) {
+                        uint32_t lo = aw__utf8_decode(s + i + 3, 3);
+                        if (lo >= 0xDC00) {
+                            o += aw__utf8_encode(0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00), o);
+                            i += 6;
+                            continue;
+                        }
+                    }
                     o[0] = '\\';
                     o[1] = 'u';
                     o[2] = hexdig[(cp >> 12) & 15];
