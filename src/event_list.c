@@ -123,6 +123,8 @@ int aw_event_list_parse(const char *text, size_t len, const aw_json_read_options
     aw_event_list *l = aw_event_list_new(opts ? opts->alloc : NULL);
     if (!l) return aw__error_set(err, AW_ENOMEM, "out of memory");
     size_t i = 0;
+    /* the BOM the reader will skip must not hide the '[' of the array form */
+    if (opts && opts->allow_bom && len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) i = 3;
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) i++;
     int rc = (i < len && text[i] == '[') ? parse_array(l, text, len, opts, err)
                                          : parse_lines(l, text, len, opts, err);

@@ -64,6 +64,7 @@ void aw__expat_free(aw_expat *x) {
 void aw__expat_fail(aw_expat *x, int code, const char *fmt, ...) {
     if (x->stopped) return;
     x->stopped = 1;
+    x->stop_code = code;
     if (x->err) {
         char msg[AW_ERROR_MESSAGE_MAX];
         va_list ap;
@@ -90,7 +91,7 @@ int aw__expat_parse(aw_expat *x, const char *text, size_t len) {
         pos += n;
     } while (st == XML_STATUS_OK && pos < len);
     current_alloc = saved;
-    if (x->stopped) return x->err ? x->err->code : AW_ESYNTAX;
+    if (x->stopped) return x->stop_code;
     if (st != XML_STATUS_OK) {
         enum XML_Error code = XML_GetErrorCode(x->parser);
         if (code == XML_ERROR_NO_MEMORY) return aw__error_set(x->err, AW_ENOMEM, "out of memory");

@@ -57,8 +57,17 @@ static int grow(aw_strmap *m) {
 }
 
 int aw__strmap_set(aw_strmap *m, aw_text key, aw_text value) {
-    if ((m->count + 1) * 2 > m->cap && grow(m)) return AW_ENOMEM;
-    aw_strmap_slot *s = find(m->slots, m->cap, key);
+    /* Replacing the value of a key already present never allocates, so
+     * callers that only update (the decoder's pairing stacks) cannot fail. */
+    aw_strmap_slot *s = m->cap ? find(m->slots, m->cap, key) : NULL;
+    if (s && s->used) {
+        s->value = value;
+        return 0;
+    }
+    if ((m->count + 1) * 2 > m->cap) {
+        if (grow(m)) return AW_ENOMEM;
+        s = find(m->slots, m->cap, key);
+    }
     if (!s->used) {
         s->used = 1;
         s->key = key;

@@ -1,4 +1,5 @@
 /* <thread> XML -> events (JSON), with expat. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,10 +88,16 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
 
 static const char *attr(decoder *d, int k) { return d->has[k] ? d->attrs[k].data : NULL; }
 
-/* A JSON number of at most 64 characters (the encoder writes JavaScript
- * number text, which is JSON number text for every finite value). */
+/* A JSON number of at most 64 characters, or JavaScript's spelling of the
+ * values JSON has no text for. The encoder writes numbers as JavaScript
+ * prints them: JSON number text for every finite value, and "Infinity",
+ * "-Infinity" or "NaN" otherwise (a JSON 1e400 reads as Infinity, as with
+ * JSON.parse), so the decoder must take those back too. */
 static int parse_number_n(const char *s, size_t n, double *out) {
     char tmp[72];
+    if (n == 8 && !memcmp(s, "Infinity", 8)) return *out = HUGE_VAL, 0;
+    if (n == 9 && !memcmp(s, "-Infinity", 9)) return *out = -HUGE_VAL, 0;
+    if (n == 3 && !memcmp(s, "NaN", 3)) return *out = NAN, 0;
     if (n == 0 || n > 64) return -1;
     memcpy(tmp, s, n);
     tmp[n] = '\0';
@@ -152,14 +159,18 @@ static int push_input(decoder *d, const char *name, size_t name_len, const char 
     return aw__strmap_set(&d->unpaired, key, now);
 }
 
-/* The nearest earlier unpaired input of this name, taken off its stack. */
-static pending_input *pop_input(decoder *d, const char *name, size_t name_len) {
+/* The nearest earlier unpaired input of this name, taken off its stack
+ * (*in is NULL when there is none). Fails only for lack of memory, which
+ * must not be mistaken for "no input": the pairing would silently change. */
+static int pop_input(decoder *d, const char *name, size_t name_len, pending_input **in) {
     aw_text key = {name, name_len}, top;
-    if (!aw__strmap_get(&d->unpaired, key, &top) || top.len == 0) return NULL;
-    pending_input *in = &d->inputs[top.len - 1];
-    top.len = in->prev;
-    if (aw__strmap_set(&d->unpaired, key, top)) return NULL;
-    return in;
+    *in = NULL;
+    if (!aw__strmap_get(&d->unpaired, key, &top) || top.len == 0) return 0;
+    pending_input *found = &d->inputs[top.len - 1];
+    top.len = found->prev;
+    int rc = aw__strmap_set(&d->unpaired, key, top);
+    if (!rc) *in = found;
+    return rc;
 }
 
 static int finish_event(decoder *d) {
@@ -258,7 +269,8 @@ static int finish_event(decoder *d) {
                 use = cid;
                 use_len = strlen(cid);
             } else {
-                pending_input *in = pop_input(d, name, name_len);
+                pending_input *in;
+                if (pop_input(d, name, name_len, &in)) return AW_ENOMEM;
                 if (in) {
                     use = in->call_id;
                     use_len = in->call_id_len;

@@ -1,13 +1,14 @@
 /* Events -> <thread> XML, the reference serializer's format byte for byte
  * (seed 000, with the issue's additions: duration_ms and parallel_group on
  * tool_output, compact JSON for non-string results, and XML-safe text). */
+#include <stdint.h>
 #include <string.h>
 
 #include "agentwire/xml.h"
 #include "internal/errors.h"
 #include "internal/json.h"
-#include "internal/strmap.h"
 #include "internal/thread.h"
+#include "internal/xml.h"
 
 static const aw_text unknown_name = {"unknown", 7};
 
@@ -15,45 +16,66 @@ int aw__thread_is_written(aw_event_kind kind) {
     return kind <= AW_EVENT_SUMMARY;
 }
 
+/* The event's start tag and body are written straight into out's memory:
+ * one reservation covers the whole start tag (and the body too when it is
+ * short), then the pieces are stored with no further checks. Attribute
+ * values that are numbers (id, iteration, duration_ms, a numeric
+ * parallel_group, summarizedIterations) are written as they are: digits,
+ * '-', '.', 'e', '+', "NaN" and "Infinity" need no escaping. */
+
+/* Bytes a number can take: aw__js_number_string needs 32. */
+#define NUM_ROOM 32
+
 /* Literal text with its length known at compile time. */
-#define PUT(out, lit) aw_buf_append((out), (lit), sizeof(lit) - 1)
+#define PUT(o, lit) (memcpy((o), (lit), sizeof(lit) - 1), (o) + sizeof(lit) - 1)
 
-static int put(aw_buf *out, const char *s) { return aw_buf_append(out, s, strlen(s)); }
-
-/* An attribute: ` name="` is given whole as `open` (a literal, through the
- * ATTR_* macros), then the escaped value and the closing quote. */
-static int attr_text_n(aw_buf *out, const char *open, size_t open_len, const char *s, size_t n) {
-    int rc = aw_buf_append(out, open, open_len);
-    rc |= aw_xml_escape(out, s, n, 0);
-    rc |= aw_buf_putc(out, '"');
-    return rc ? AW_ENOMEM : 0;
-}
-
-#define attr_text(out, name, s, n) attr_text_n((out), " " name "=\"", sizeof(name) + 2, (s), (n))
-
-/* A number as a JavaScript template literal prints it. */
-static int attr_number_n(aw_buf *out, const char *open, size_t open_len, double d) {
-    char tmp[40];
-    size_t n = aw__js_number_string(d, tmp);
-    return attr_text_n(out, open, open_len, tmp, n);
-}
-
-#define attr_number(out, name, d) attr_number_n((out), " " name "=\"", sizeof(name) + 2, (d))
-
-static int attr_id(aw_buf *out, size_t v) {
+static char *put_id(char *o, size_t v) {
     char tmp[24];
     size_t n = sizeof tmp;
     do {
         tmp[--n] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    return attr_text(out, "id", tmp + n, sizeof tmp - n);
+    memcpy(o, tmp + n, sizeof tmp - n);
+    return o + (sizeof tmp - n);
 }
 
-static int attr_group(aw_buf *out, const aw_json_value *v) {
-    if (v->type == AW_JSON_NUMBER) return attr_number(out, "parallel_group", v->u.num.d);
-    return attr_text(out, "parallel_group", v->u.str.ptr, v->u.str.len);
+static char *put_number(char *o, double d) { return o + aw__js_number_string(d, o); }
+
+/* Attribute values up to this size are escaped under the start tag's
+ * reservation; longer ones (a hostile tool name) go through aw_xml_escape,
+ * which reserves block by block, so the buffer never grows by more than a
+ * few times what is written. */
+#define SHORT_ATTR 1024
+
+/* An attribute with a text value: ` name="` is given whole as `open` (a
+ * literal, through ATTR_TEXT), then the escaped value and the quote. The
+ * start tag is being written at *po inside out, whose reservation covers
+ * `room` bytes from there when the value is short; a long value is
+ * appended to out, after which `room` bytes are reserved again. */
+static int put_attr_text(aw_buf *out, char **po, size_t room, const char *open, size_t open_len, const char *s,
+                         size_t n) {
+    char *o = *po;
+    if (n <= SHORT_ATTR) {
+        memcpy(o, open, open_len);
+        o = aw__xml_escape_to(o + open_len, s, n, 0);
+        *o++ = '"';
+        *po = o;
+        return 0;
+    }
+    out->len = (size_t)(o - out->data);
+    int rc = aw_buf_append(out, open, open_len);
+    rc |= aw_xml_escape(out, s, n, 0);
+    rc |= aw_buf_putc(out, '"');
+    rc |= aw_buf_reserve(out, room);
+    if (rc) return AW_ENOMEM;
+    *po = out->data + out->len;
+    return 0;
 }
+
+static size_t attr_room(size_t n) { return n <= SHORT_ATTR ? AW__XML_ESCAPE_ROOM(n) : 0; }
+
+#define ATTR_TEXT(name, s, n) put_attr_text(out, &o, room, " " name "=\"", sizeof(name) + 2, (s), (n))
 
 static int body_json(aw_buf *out, const aw_json_value *v, aw_buf *scratch, unsigned flags) {
     aw_buf_clear(scratch);
@@ -61,70 +83,142 @@ static int body_json(aw_buf *out, const aw_json_value *v, aw_buf *scratch, unsig
     return aw_xml_escape(out, scratch->data, scratch->len, flags);
 }
 
+/* Bodies up to this size are escaped under the start tag's reservation;
+ * longer ones go through aw_xml_escape, which reserves block by block. */
+#define SHORT_BODY 4096
+
 int aw__thread_event(const aw_event *ev, size_t id, aw_text tool_name, const aw_thread_options *opts,
                      aw_buf *out, aw_buf *scratch) {
-    static const char *const type_attr[] = {
-        NULL, "tool_input", "tool_output", "error", "human_input_requested",
-        "human_input_received", "completion", "summary",
-    };
-    static const char *const role_attr[] = {"human", "ai", "system"};
+    static const struct {
+        const char *s;
+        size_t n;
+    } type_attr[] = {
+        {NULL, 0},
+        {"tool_input", 10},
+        {"tool_output", 11},
+        {"error", 5},
+        {"human_input_requested", 21},
+        {"human_input_received", 20},
+        {"completion", 10},
+        {"summary", 7},
+    },
+      role_attr[] = {{"human", 5}, {"ai", 2}, {"system", 6}};
     if (!aw__thread_is_written(ev->kind)) return 0;
     unsigned flags = (opts && opts->strip_ansi) ? AW_XML_STRIP_ANSI : 0;
-    const char *type = ev->kind == AW_EVENT_MESSAGE ? role_attr[ev->role] : type_attr[ev->kind];
     double iteration = ev->iteration ? ev->iteration->u.num.d : 0;
-    int rc = 0;
 
-    rc |= PUT(out, "<event type=\"");
-    rc |= put(out, type);
-    rc |= aw_buf_putc(out, '"');
-    rc |= attr_id(out, id);
+    /* the body, when it is text already */
+    const char *body = NULL;
+    size_t body_len = 0;
+    int json_body = 0;
+    switch (ev->kind) {
+    case AW_EVENT_TOOL_CALL: json_body = 1; break;
+    case AW_EVENT_TOOL_RESULT:
+        if (ev->result->type == AW_JSON_STRING) {
+            body = ev->result->u.str.ptr;
+            body_len = ev->result->u.str.len;
+        } else {
+            json_body = 1;
+        }
+        break;
+    default:
+        body = ev->text.ptr;
+        body_len = ev->text.len;
+        break;
+    }
+
+    /* room for the start tag: fixed text, numbers, the short escaped
+     * values (the name, a parallel_group string) */
+    size_t numbers = 3, room = 256;
+    if (ev->kind == AW_EVENT_SUMMARY && ev->summarized_iterations) {
+        numbers += ev->summarized_iterations->u.arr.count;
+        if (numbers > SIZE_MAX / 64 / (NUM_ROOM + 1)) return AW_ENOMEM;
+    }
+    room += numbers * (NUM_ROOM + 1);
+    if (ev->kind == AW_EVENT_TOOL_CALL) room += attr_room(ev->tool_name.len);
+    if (ev->kind == AW_EVENT_TOOL_RESULT) {
+        room += attr_room(tool_name.len);
+        if (ev->parallel_group && ev->parallel_group->type != AW_JSON_NUMBER)
+            room += attr_room(ev->parallel_group->u.str.len);
+    }
+    int short_body = body && body_len <= SHORT_BODY;
+    if (short_body) room += AW__XML_ESCAPE_ROOM(body_len) + 8;
+    if ((!out->data || out->cap - out->len <= room) && aw_buf_reserve(out, room)) return AW_ENOMEM;
+
+    char *o = out->data + out->len;
+    const char *type = ev->kind == AW_EVENT_MESSAGE ? role_attr[ev->role].s : type_attr[ev->kind].s;
+    size_t type_len = ev->kind == AW_EVENT_MESSAGE ? role_attr[ev->role].n : type_attr[ev->kind].n;
+    o = PUT(o, "<event type=\"");
+    memcpy(o, type, type_len);
+    o += type_len;
+    o = PUT(o, "\" id=\"");
+    o = put_id(o, id);
+    *o++ = '"';
     switch (ev->kind) {
     case AW_EVENT_TOOL_CALL:
-        rc |= attr_text(out, "name", ev->tool_name.ptr, ev->tool_name.len);
-        rc |= attr_number(out, "iteration", iteration);
+        if (ATTR_TEXT("name", ev->tool_name.ptr, ev->tool_name.len)) return AW_ENOMEM;
+        o = PUT(o, " iteration=\"");
+        o = put_number(o, iteration);
+        *o++ = '"';
         break;
     case AW_EVENT_TOOL_RESULT:
-        rc |= attr_text(out, "name", tool_name.ptr, tool_name.len);
-        rc |= PUT(out, " status=\"success\"");
-        rc |= attr_number(out, "iteration", iteration);
-        if (ev->duration_ms) rc |= attr_number(out, "duration_ms", ev->duration_ms->u.num.d);
-        if (ev->parallel_group) rc |= attr_group(out, ev->parallel_group);
+        if (ATTR_TEXT("name", tool_name.ptr, tool_name.len)) return AW_ENOMEM;
+        o = PUT(o, " status=\"success\" iteration=\"");
+        o = put_number(o, iteration);
+        *o++ = '"';
+        if (ev->duration_ms) {
+            o = PUT(o, " duration_ms=\"");
+            o = put_number(o, ev->duration_ms->u.num.d);
+            *o++ = '"';
+        }
+        if (ev->parallel_group) {
+            const aw_json_value *g = ev->parallel_group;
+            if (g->type == AW_JSON_NUMBER) {
+                o = PUT(o, " parallel_group=\"");
+                o = put_number(o, g->u.num.d);
+                *o++ = '"';
+            } else {
+                if (ATTR_TEXT("parallel_group", g->u.str.ptr, g->u.str.len)) return AW_ENOMEM;
+            }
+        }
         break;
     case AW_EVENT_ERROR:
-        rc |= attr_number(out, "iteration", iteration);
-        rc |= ev->recoverable ? PUT(out, " recoverable=\"true\"") : PUT(out, " recoverable=\"false\"");
+        o = PUT(o, " iteration=\"");
+        o = put_number(o, iteration);
+        o = ev->recoverable ? PUT(o, "\" recoverable=\"true\"") : PUT(o, "\" recoverable=\"false\"");
         break;
     case AW_EVENT_SUMMARY: {
-        rc |= attr_number(out, "iteration", iteration);
-        rc |= PUT(out, " summarizedIterations=\"");
+        o = PUT(o, " iteration=\"");
+        o = put_number(o, iteration);
+        o = PUT(o, "\" summarizedIterations=\"");
         const aw_json_value *its = ev->summarized_iterations;
         for (size_t i = 0; its && i < its->u.arr.count; i++) {
-            char tmp[40];
-            size_t n = aw__js_number_string(its->u.arr.items[i].u.num.d, tmp);
-            if (i) rc |= aw_buf_putc(out, ',');
-            rc |= aw_xml_escape(out, tmp, n, 0);
+            if (i) *o++ = ',';
+            o = put_number(o, its->u.arr.items[i].u.num.d);
         }
-        rc |= aw_buf_putc(out, '"');
+        *o++ = '"';
         break;
     }
     default:
-        rc |= attr_number(out, "iteration", iteration);
+        o = PUT(o, " iteration=\"");
+        o = put_number(o, iteration);
+        *o++ = '"';
         break;
     }
-    rc |= aw_buf_putc(out, '>');
-    if (rc) return AW_ENOMEM;
+    *o++ = '>';
+    if (short_body) {
+        o = aw__xml_escape_to(o, body, body_len, flags);
+        o = PUT(o, "</event>");
+        out->len = (size_t)(o - out->data);
+        out->data[out->len] = '\0';
+        return 0;
+    }
+    out->len = (size_t)(o - out->data);
+    out->data[out->len] = '\0';
 
-    switch (ev->kind) {
-    case AW_EVENT_TOOL_CALL: rc = body_json(out, ev->args, scratch, flags); break;
-    case AW_EVENT_TOOL_RESULT:
-        if (ev->result->type == AW_JSON_STRING)
-            rc = aw_xml_escape(out, ev->result->u.str.ptr, ev->result->u.str.len, flags);
-        else
-            rc = body_json(out, ev->result, scratch, flags);
-        break;
-    default: rc = aw_xml_escape(out, ev->text.ptr, ev->text.len, flags); break;
-    }
-    if (rc || PUT(out, "</event>")) return AW_ENOMEM;
+    int rc = json_body ? body_json(out, ev->kind == AW_EVENT_TOOL_CALL ? ev->args : ev->result, scratch, flags)
+                       : aw_xml_escape(out, body, body_len, flags);
+    if (rc || aw_buf_append(out, "</event>", 8)) return AW_ENOMEM;
     return 0;
 }
 
@@ -143,28 +237,135 @@ int aw_thread_write_event(const aw_event *ev, size_t id, aw_text tool_name,
     return rc;
 }
 
+/* ---- the whole list ------------------------------------------------------ */
+
+/* toolCallId -> the tool_call event that names it, for the whole list: a
+ * result may name a call that comes later, and a later call with the same
+ * id wins, as in the reference's Map. Open addressing over (hash, index)
+ * pairs, sized once from the number of calls: one allocation, no
+ * rehashing, and a probe touches an id's bytes only when the 64-bit hashes
+ * agree. */
+typedef struct {
+    uint64_t hash;
+    size_t call; /* index of the tool_call event + 1; 0: empty */
+} call_slot;
+
+typedef struct {
+    call_slot *slots;
+    size_t mask;
+} call_map;
+
+static uint64_t id_hash(aw_text k) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ k.len;
+    size_t i = 0;
+    for (; i + 8 <= k.len; i += 8) {
+        uint64_t w;
+        memcpy(&w, k.ptr + i, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    if (k.len > i) memcpy(&w, k.ptr + i, k.len - i);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 29);
+}
+
+static int same_id(aw_text a, aw_text b) {
+    return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+/* The slot for id: the one holding it, or the empty one where it goes. */
+static call_slot *call_find(const call_map *m, const aw_event *events, aw_text id, uint64_t h) {
+    size_t i = (size_t)h & m->mask;
+    for (;;) {
+        call_slot *s = &m->slots[i];
+        if (!s->call || (s->hash == h && same_id(events[s->call - 1].tool_call_id, id))) return s;
+        i = (i + 1) & m->mask;
+    }
+}
+
+static int call_map_build(call_map *m, const aw_event *events, size_t n, const aw_allocator *alloc) {
+    size_t calls = 0;
+    for (size_t i = 0; i < n; i++) calls += events[i].kind == AW_EVENT_TOOL_CALL;
+    m->slots = NULL;
+    m->mask = 0;
+    if (!calls) return 0;
+    size_t cap = 16;
+    while (cap < calls * 2) {
+        if (cap > SIZE_MAX / 2 / sizeof(call_slot)) return AW_ENOMEM;
+        cap *= 2;
+    }
+    m->slots = aw_malloc(alloc, cap * sizeof(call_slot));
+    if (!m->slots) return AW_ENOMEM;
+    memset(m->slots, 0, cap * sizeof(call_slot));
+    m->mask = cap - 1;
+    for (size_t i = 0; i < n; i++) {
+        if (events[i].kind != AW_EVENT_TOOL_CALL) continue;
+        uint64_t h = id_hash(events[i].tool_call_id);
+        call_slot *s = call_find(m, events, events[i].tool_call_id, h);
+        s->hash = h;
+        s->call = i + 1;
+    }
+    return 0;
+}
+
+static aw_text call_name(const call_map *m, const aw_event *events, aw_text id) {
+    if (!m->slots) return unknown_name;
+    const call_slot *s = call_find(m, events, id, id_hash(id));
+    return s->call ? events[s->call - 1].tool_name : unknown_name;
+}
+
+/* Memory is asked for ahead of the event being written, in three steps
+ * so that each step reads only what an earlier one brought in: the event
+ * four ahead, the values two ahead point to, the body of the next one.
+ * The bodies are short streams scattered through the event list's memory,
+ * which the hardware prefetcher only catches up with after a few misses;
+ * the values (iteration, result, args) are single cold lines. */
+static void prefetch_event(const aw_event *ev) {
+    const char *p = (const char *)ev;
+    for (size_t k = 0; k < sizeof *ev; k += 64) __builtin_prefetch(p + k);
+}
+
+static void prefetch_values(const aw_event *ev) {
+    if (ev->iteration) __builtin_prefetch(ev->iteration);
+    if (ev->kind == AW_EVENT_TOOL_RESULT && ev->result) __builtin_prefetch(ev->result);
+    if (ev->kind == AW_EVENT_TOOL_CALL && ev->args) __builtin_prefetch(ev->args);
+}
+
+static void prefetch_body(const aw_event *ev) {
+    const char *p = ev->text.ptr;
+    size_t len = ev->text.len;
+    if (ev->kind == AW_EVENT_TOOL_RESULT) {
+        p = NULL;
+        len = 0;
+        if (ev->result && ev->result->type == AW_JSON_STRING) {
+            p = ev->result->u.str.ptr;
+            len = ev->result->u.str.len;
+        }
+    }
+    if (!p) return;
+    if (len > 8192) len = 8192;
+    for (size_t k = 0; k < len; k += 64) __builtin_prefetch(p + k);
+}
+
 int aw_thread_encode(const aw_event *events, size_t n, const aw_thread_options *opts, aw_buf *out,
                      aw_error *err) {
     if ((!events && n) || !out) return aw__error_set(err, AW_EINVAL, "invalid arguments");
     const aw_allocator *alloc = opts ? opts->alloc : NULL;
-    aw_strmap names;
-    aw__strmap_init(&names, alloc);
     aw_buf scratch;
     aw_buf_init(&scratch, alloc);
     size_t start = out->len;
-    int rc = 0;
-    /* one pass for the toolCallId -> toolName map: a result may name a call
-     * that comes later, and a later call with the same id wins, as in the
-     * reference's Map */
-    for (size_t i = 0; i < n && !rc; i++)
-        if (events[i].kind == AW_EVENT_TOOL_CALL)
-            rc = aw__strmap_set(&names, events[i].tool_call_id, events[i].tool_name);
+    call_map calls;
+    int rc = call_map_build(&calls, events, n, alloc);
     if (!rc) rc = aw_buf_append(out, "<thread>", 8);
     for (size_t i = 0; i < n && !rc; i++) {
         const aw_event *ev = &events[i];
+        if (i + 4 < n) prefetch_event(&events[i + 4]);
+        if (i + 2 < n) prefetch_values(&events[i + 2]);
+        if (i + 1 < n) prefetch_body(&events[i + 1]);
         if (!aw__thread_is_written(ev->kind)) continue;
         aw_text name = unknown_name;
-        if (ev->kind == AW_EVENT_TOOL_RESULT) aw__strmap_get(&names, ev->tool_call_id, &name);
+        if (ev->kind == AW_EVENT_TOOL_RESULT) name = call_name(&calls, events, ev->tool_call_id);
         rc = aw_buf_append(out, "\n  ", 3);
         if (!rc) rc = aw__thread_event(ev, i, name, opts, out, &scratch);
     }
@@ -173,7 +374,7 @@ int aw_thread_encode(const aw_event *events, size_t n, const aw_thread_options *
         rc = aw_buf_putc(out, '\n');
         if (!rc) rc = aw_buf_append(out, opts->prefill, opts->prefill_len);
     }
-    aw__strmap_free(&names);
+    aw_free(alloc, calls.slots);
     aw_buf_free(&scratch);
     if (rc) {
         out->len = start;

@@ -18,6 +18,7 @@ typedef struct aw_expat {
     const aw_allocator *alloc;
     int refused;             /* a DOCTYPE (or entity declaration) was seen */
     int stopped;             /* a handler stopped the parse; err holds why */
+    int stop_code;           /* the AW_E* code of that stop, err or not */
     aw_error *err;
     const char *text;        /* the whole input, for error positions */
     size_t len;

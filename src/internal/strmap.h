@@ -1,7 +1,7 @@
 /* A string -> string map (open addressing) for id lookups such as
  * toolCallId -> toolName. Keys and values are borrowed: the caller keeps
  * the bytes alive. Setting an existing key replaces its value, like a
- * JavaScript Map. */
+ * JavaScript Map, and never allocates. */
 #ifndef AW_INTERNAL_STRMAP_H
 #define AW_INTERNAL_STRMAP_H
 
