@@ -2,6 +2,7 @@
  * contract. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agentwire/xml.h"
@@ -20,13 +21,70 @@ static int indent(aw_buf *out, int depth) {
     return 0;
 }
 
+/* aw_xml_escape, plus tab, LF and CR as character references where a
+ * parser would change them: in attribute values (all three become spaces)
+ * and CR in text (it becomes LF). Fixed: build wrote them raw, so parsing
+ * what build wrote did not give back the same strings. */
+static int escape(aw_buf *out, const char *s, size_t n, int attr) {
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '\r' || (attr && (c == '\n' || c == '\t'))) {
+            if (aw_xml_escape(out, s + from, i - from, 0)) return AW_ENOMEM;
+            if (aw_buf_append_str(out, c == '\r' ? "&#13;" : c == '\n' ? "&#10;" : "&#9;")) return AW_ENOMEM;
+            from = i + 1;
+        }
+    }
+    return aw_xml_escape(out, s + from, n - from, 0);
+}
+
+/* A number as JavaScript writes it, but never with an exponent: "1e-7"
+ * becomes "0.0000001" and "1e+21" "1000000000000000000000". Fixed: integer
+ * and decimal values are read without exponents (contract_check.c), so
+ * build wrote values such as a parsed confidence of 0.0000001 in a form
+ * its own validation then refused. */
+static int plain_number(aw_buf *out, double d) {
+    char s[40];
+    size_t n = aw__js_number_string(d, s);
+    s[n] = '\0'; /* for strtol below (found by fuzz_contract_validate) */
+    const char *e = memchr(s, 'e', n);
+    if (!e) return aw_buf_append(out, s, n);
+    const char *p = s;
+    if (*p == '-' && aw_buf_putc(out, '-')) return AW_ENOMEM;
+    if (*p == '-') p++;
+    char digits[32];
+    long nd = 0;
+    for (const char *q = p; q < e && nd < (long)sizeof digits; q++)
+        if (*q != '.') digits[nd++] = *q;
+    long point = strtol(e + 1, NULL, 10) + 1; /* digits before the decimal point */
+    int rc = 0;
+    if (point <= 0) {
+        rc = aw_buf_append(out, "0.", 2);
+        for (long i = 0; i < -point && !rc; i++) rc = aw_buf_putc(out, '0');
+        if (!rc) rc = aw_buf_append(out, digits, (size_t)nd);
+    } else if (point >= nd) {
+        rc = aw_buf_append(out, digits, (size_t)nd);
+        for (long i = nd; i < point && !rc; i++) rc = aw_buf_putc(out, '0');
+    } else {
+        rc = aw_buf_append(out, digits, (size_t)point);
+        if (!rc) rc = aw_buf_putc(out, '.');
+        if (!rc) rc = aw_buf_append(out, digits + point, (size_t)(nd - point));
+    }
+    return rc;
+}
+
 /* The text form of a JSON value for an attribute or element text. */
-static int value_text(build *b, const c_value *v, const aw_json_value *j, const char *path, aw_buf *tmp) {
+static int value_text(build *b, const c_value *v, const aw_json_value *j, const char *path, aw_buf *tmp,
+                      int is_text) {
     aw_buf_clear(tmp);
     char num[40];
+    /* null is empty text, as parse maps empty typed text (contract_check.c) */
+    if (is_text && aw_json_is_null(j)) return aw_buf_reserve(tmp, 0);
     switch (aw_json_type_of(j)) {
     case AW_JSON_STRING: return aw_buf_append(tmp, j->u.str.ptr, j->u.str.len);
-    case AW_JSON_NUMBER: return aw_buf_append(tmp, num, aw__js_number_string(j->u.num.d, num));
+    case AW_JSON_NUMBER:
+        if (v->type == CT_INTEGER || v->type == CT_DECIMAL) return plain_number(tmp, j->u.num.d);
+        return aw_buf_append(tmp, num, aw__js_number_string(j->u.num.d, num));
     case AW_JSON_BOOL: return aw_buf_append_str(tmp, j->u.b ? "true" : "false");
     case AW_JSON_ARRAY:
         if (v->type == CT_LIST) {
@@ -56,9 +114,9 @@ static int build_elem(build *b, const c_elem *spec, const aw_json_value *j, int 
     if (depth > 64) return aw__error_set(b->err, AW_ELIMIT, "%s: nested too deeply", path);
     if ((rc = indent(out, depth))) return rc;
     if (!spec->nattrs && !spec->nchildren) {
-        if ((rc = value_text(b, &spec->text, j, path, tmp))) return rc;
+        if ((rc = value_text(b, &spec->text, j, path, tmp, 1))) return rc;
         rc = aw_buf_printf(out, "<%s>", spec->name);
-        if (!rc) rc = aw_xml_escape(out, tmp->data ? tmp->data : "", tmp->len, 0);
+        if (!rc) rc = escape(out, tmp->data ? tmp->data : "", tmp->len, 0);
         if (!rc) rc = aw_buf_printf(out, "</%s>\n", spec->name);
         return rc;
     }
@@ -68,9 +126,9 @@ static int build_elem(build *b, const c_elem *spec, const aw_json_value *j, int 
         const aw_json_value *av = aw_json_get(j, spec->attrs[i].name);
         if (!av) continue;
         snprintf(sub, sizeof sub, "%s/@%s", path, spec->attrs[i].name);
-        if ((rc = value_text(b, &spec->attrs[i].v, av, sub, tmp))) return rc;
+        if ((rc = value_text(b, &spec->attrs[i].v, av, sub, tmp, 0))) return rc;
         rc = aw_buf_printf(out, " %s=\"", spec->attrs[i].name);
-        if (!rc) rc = aw_xml_escape(out, tmp->data ? tmp->data : "", tmp->len, 0);
+        if (!rc) rc = escape(out, tmp->data ? tmp->data : "", tmp->len, 1);
         if (!rc) rc = aw_buf_putc(out, '"');
         if (rc) return rc;
     }
@@ -82,16 +140,16 @@ static int build_elem(build *b, const c_elem *spec, const aw_json_value *j, int 
     }
     if (!has_children && !text) return aw_buf_append(out, " />\n", 4);
     if (!has_children) {
-        if ((rc = value_text(b, &spec->text, text, path, tmp))) return rc;
+        if ((rc = value_text(b, &spec->text, text, path, tmp, 1))) return rc;
         rc = aw_buf_putc(out, '>');
-        if (!rc) rc = aw_xml_escape(out, tmp->data ? tmp->data : "", tmp->len, 0);
+        if (!rc) rc = escape(out, tmp->data ? tmp->data : "", tmp->len, 0);
         if (!rc) rc = aw_buf_printf(out, "</%s>\n", spec->name);
         return rc;
     }
     if ((rc = aw_buf_append(out, ">\n", 2))) return rc;
     if (text) {
-        if ((rc = value_text(b, &spec->text, text, path, tmp)) || (rc = indent(out, depth + 1))) return rc;
-        if ((rc = aw_xml_escape(out, tmp->data ? tmp->data : "", tmp->len, 0)) || (rc = aw_buf_putc(out, '\n')))
+        if ((rc = value_text(b, &spec->text, text, path, tmp, 1)) || (rc = indent(out, depth + 1))) return rc;
+        if ((rc = escape(out, tmp->data ? tmp->data : "", tmp->len, 0)) || (rc = aw_buf_putc(out, '\n')))
             return rc;
     }
     for (size_t c = 0; c < spec->nchildren; c++) {
@@ -128,9 +186,16 @@ int aw_contract_build(const aw_contract *c, const aw_json_value *data, aw_buf *o
         out->data[out->len] = '\0';
         aw_contract_issue *issues = NULL;
         size_t n = 0;
-        aw_contract_options vo = {false, false, 0, 0, 0, out->alloc};
+        /* Fixed: the limits are for untrusted input; what build wrote from
+         * the contract is not refused for its size (a response text over
+         * 16 MiB) or for an element with more than 64 declared attributes. */
+        aw_contract_options vo = {false, false, 0, SIZE_MAX, SIZE_MAX, out->alloc};
         rc = aw_contract_validate(c, out->data + start, out->len - start, &vo, &issues, &n, err);
         aw_free(out->alloc, issues);
+        /* Fixed: the position was one in the XML just written and thrown
+         * away, and the command printed it against the JSON input file;
+         * the path alone says where the problem is. */
+        if (rc == AW_EVALID && err) err->offset = err->line = err->column = 0;
     }
     if (rc) {
         out->len = start;

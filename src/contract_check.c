@@ -28,9 +28,12 @@ void aw__contract_trim(const char **s, size_t *n) {
     *n = len;
 }
 
-/* Strict number syntax: [+-]digits[.digits] (decimal) or [+-]digits. */
+/* Strict number syntax: [+-]digits[.digits] (decimal) or [+-]digits.
+ * Fixed: up to 511 characters (was 63), so that every number parse
+ * returns can be built back: written without an exponent, a double takes
+ * at most 328 characters, and 63 nines read as 1e63, 64 digits long. */
 static int number_text(const char *s, size_t n, int allow_point, double *out) {
-    char tmp[64];
+    char tmp[512];
     if (n == 0 || n >= sizeof tmp) return 0;
     size_t i = 0, digits = 0;
     if (s[i] == '+' || s[i] == '-') i++;
@@ -44,7 +47,9 @@ static int number_text(const char *s, size_t n, int allow_point, double *out) {
     tmp[s[0] == '+' ? n - 1 : n] = '\0';
     /* write into a copy with room for the terminator aw__json_strtod uses */
     *out = aw__json_strtod(tmp, strlen(tmp));
-    return 1;
+    /* a number too large for a double is not one (JSON cannot hold it);
+     * found by fuzz_contract_validate once longer numbers were allowed */
+    return isfinite(*out) ? 1 : 0;
 }
 
 /* Items of a comma-separated list, each trimmed; empty items are not
@@ -310,6 +315,11 @@ int aw_contract_validate(const aw_contract *c, const char *xml, size_t len,
 
 static aw_json_value *typed(aw_json_doc *doc, const c_value *v, const char *s, size_t n) {
     double d;
+    /* Fixed: empty optional text of an integer, decimal, boolean or enum
+     * element (attributes cannot be empty and valid) is null; it used to
+     * come out as "" for numbers and enums and as false for booleans, a
+     * value the model never wrote. */
+    if (n == 0 && v->type != CT_STRING && v->type != CT_LIST) return aw_json_new_null(doc);
     switch (v->type) {
     case CT_INTEGER:
     case CT_DECIMAL:

@@ -2,6 +2,7 @@
  * DOCTYPEs refused, encodings other than UTF-8 refused, and limits on
  * depth, size and attributes per element. */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,32 +123,42 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
     if (aw_buf_append(&b->text[b->depth - 1], s, (size_t)len)) aw__expat_fail(&b->x, AW_ENOMEM, "out of memory");
 }
 
-/* The first "<root ...>...</root>" (or "<root/>") in the text. */
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* The first complete "<root ...>...</root>" (or "<root .../>") in the text:
+ * the first root element to end, from the nearest opening before its end.
+ * (Fixed: the first opening used to be taken, so a mention of <root> in the
+ * prose before the document made the extract malformed; and an opening
+ * without a closing after it stopped the search.) One pass, linear time:
+ * the '>' that ends an opening is searched for once and reused. */
 static int extract(const char *xml, size_t len, const char *root, size_t *start, size_t *end) {
     size_t rl = strlen(root);
+    size_t open = SIZE_MAX;
+    const char *gt = NULL; /* the first '>' at or after the last opening seen */
     for (size_t i = 0; i + rl + 1 < len; i++) {
-        if (xml[i] != '<' || memcmp(xml + i + 1, root, rl) != 0) continue;
+        if (xml[i] != '<') continue;
+        if (xml[i + 1] == '/') {
+            if (open == SIZE_MAX || i + 2 + rl > len || memcmp(xml + i + 2, root, rl) != 0) continue;
+            size_t k = i + 2 + rl;
+            while (k < len && is_space(xml[k])) k++;
+            if (k < len && xml[k] == '>') {
+                *start = open;
+                *end = k + 1;
+                return 1;
+            }
+            continue;
+        }
+        if (memcmp(xml + i + 1, root, rl) != 0) continue;
         char c = xml[i + 1 + rl];
-        if (!(c == '>' || c == '/' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) continue;
-        /* a self-closing root */
-        const char *gt = memchr(xml + i, '>', len - i);
-        if (gt && gt > xml + i && gt[-1] == '/') {
+        if (!(c == '>' || c == '/' || is_space(c))) continue;
+        if (!gt || gt < xml + i) gt = memchr(xml + i, '>', len - i);
+        if (!gt) break; /* no '>' after here: nothing can complete */
+        if (gt[-1] == '/') { /* a self-closing root */
             *start = i;
             *end = (size_t)(gt - xml) + 1;
             return 1;
         }
-        for (size_t j = i + rl + 1; j + rl + 3 <= len; j++) {
-            if (xml[j] == '<' && xml[j + 1] == '/' && memcmp(xml + j + 2, root, rl) == 0) {
-                size_t k = j + 2 + rl;
-                while (k < len && (xml[k] == ' ' || xml[k] == '\t' || xml[k] == '\n' || xml[k] == '\r')) k++;
-                if (k < len && xml[k] == '>') {
-                    *start = i;
-                    *end = k + 1;
-                    return 1;
-                }
-            }
-        }
-        return 0;
+        open = i;
     }
     return 0;
 }
@@ -174,14 +185,14 @@ int aw__contract_tree(const char *xml, size_t len, const aw_contract_options *op
             snprintf(issue->message, sizeof issue->message, "no complete <%s> document in the text", root_name);
             return AW_EVALID;
         }
-        for (size_t i = 0; i < s; i++) {
-            if (xml[i] == '\n') {
-                line_base++;
-                col_base = 1;
-            } else {
-                col_base++;
-            }
-        }
+        /* where the extract starts, counted the way expat and aw_error count
+         * (lines after LF, CR LF or CR; columns in characters). Fixed: the
+         * column used to count bytes, so text such as "日本 <root>" before the
+         * document shifted every column on that line. */
+        aw_error at;
+        aw__error_locate(&at, xml, len, s);
+        line_base = at.line;
+        col_base = at.column;
         xml += s;
         len = e - s;
     }

@@ -22,6 +22,22 @@ static const char *dup_str(loader *l, const aw_json_value *v) {
     return p;
 }
 
+/* Element and attribute names must be XML names (ASCII letters, digits,
+ * '_', ':', '.', '-', not starting with a digit, '.' or '-'; any non-ASCII
+ * byte is let through). Added: a contract naming an element "a b" or "x>"
+ * loaded, then built documents that never parsed and prompts that showed
+ * broken tags. */
+static int xml_name(const aw_json_value *v) {
+    if (!aw_json_is_string(v) || !v->u.str.len) return 0;
+    for (size_t i = 0; i < v->u.str.len; i++) {
+        unsigned char ch = (unsigned char)v->u.str.ptr[i];
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || ch == ':' || ch >= 0x80;
+        if (i) ok = ok || (ch >= '0' && ch <= '9') || ch == '.' || ch == '-';
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
 static int bad(loader *l, const char *where, const char *what) {
     return aw__error_set(l->err, AW_EINVAL, "contract %s: %s", where, what);
 }
@@ -123,7 +139,7 @@ static int load_elem(loader *l, const aw_json_value *obj, c_elem *e, int depth, 
     if (!aw_json_is_object(obj)) return bad(l, "element", "must be an object");
     memset(e, 0, sizeof *e);
     const aw_json_value *name = aw_json_get(obj, "name");
-    if (!aw_json_is_string(name) || !name->u.str.len) return bad(l, "element", "'name' must be a non-empty string");
+    if (!xml_name(name)) return bad(l, "element", "'name' must be an XML element name");
     snprintf(where, sizeof where, "element <%.100s>", name->u.str.ptr);
     int rc;
     if (!(e->name = dup_str(l, name))) return aw__error_set(l->err, AW_ENOMEM, "out of memory");
@@ -145,7 +161,7 @@ static int load_elem(loader *l, const aw_json_value *obj, c_elem *e, int depth, 
             memset(ca, 0, sizeof *ca);
             if (!aw_json_is_object(a)) return bad(l, where, "each attribute must be an object");
             const aw_json_value *an = aw_json_get(a, "name");
-            if (!aw_json_is_string(an) || !an->u.str.len) return bad(l, where, "each attribute needs a 'name'");
+            if (!xml_name(an)) return bad(l, where, "each attribute needs a 'name' that is an XML attribute name");
             if (!(ca->name = dup_str(l, an))) return aw__error_set(l->err, AW_ENOMEM, "out of memory");
             char awhere[240];
             snprintf(awhere, sizeof awhere, "%s attribute '%.60s'", where, ca->name);
@@ -167,6 +183,9 @@ static int load_elem(loader *l, const aw_json_value *obj, c_elem *e, int depth, 
     if (kids) {
         if (!aw_json_is_array(kids)) return bad(l, where, "'children' must be an array");
         e->nchildren = kids->u.arr.count;
+        /* Added: the validator counts children in a fixed table of 64
+         * (contract_check.c), so a 65th declared child was never matched. */
+        if (e->nchildren > 64) return bad(l, where, "declares more than 64 child elements");
         e->children = aw__arena_alloc(&l->c->arena, (e->nchildren ? e->nchildren : 1) * sizeof *e->children);
         if (!e->children) return aw__error_set(l->err, AW_ENOMEM, "out of memory");
         for (size_t i = 0; i < e->nchildren; i++) {
@@ -174,6 +193,11 @@ static int load_elem(loader *l, const aw_json_value *obj, c_elem *e, int depth, 
             for (size_t j = 0; j < i; j++)
                 if (!strcmp(e->children[j].name, e->children[i].name))
                     return bad(l, where, "declares a child element twice");
+            /* Added: parse maps attributes and children to keys of one
+             * object, so the two must not share a name. */
+            for (size_t j = 0; j < e->nattrs; j++)
+                if (!strcmp(e->attrs[j].name, e->children[i].name))
+                    return bad(l, where, "has an attribute and a child element of the same name");
         }
     }
     return 0;
