@@ -20,6 +20,21 @@
 
 static const aw_text empty_text = {"", 0};
 
+/* Below this many bytes a span is searched byte by byte: a reply streamed
+ * token by token arrives in chunks of a few bytes, where calling memchr
+ * costs more than the search itself. */
+#define SHORT_SPAN 16
+
+/* The first c in p[0..n), or NULL: memchr, cheaper for short spans. */
+static const char *find_byte(const char *p, size_t n, char c) {
+    if (n >= SHORT_SPAN) return memchr(p, c, n);
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == c) return p + i;
+    return NULL;
+}
+
+static const char *find_lt(const char *p, size_t n) { return find_byte(p, n, '<'); }
+
 /* ---- emitting ----------------------------------------------------------- */
 
 static int emit(aw_extractor *x, const aw_x_event *ev) {
@@ -309,6 +324,21 @@ static int step_payload(aw_extractor *x, const char *p, size_t n, size_t *used) 
     return 0;
 }
 
+/* Is the chunk payload that step_payload would add whole, changing no
+ * state? It is when it holds no byte that matters where the payload is:
+ * inside CDATA a ']' (or the '>' after "]]", so none may be pending);
+ * inside a JSON string a quote or backslash (and no escape may be
+ * pending); elsewhere in a JSON payload a quote or '<'; in other payload
+ * a '<'. Before the first content byte, or with bytes of a possible
+ * closing tag held, every byte matters. */
+static int payload_is_inert(const aw_extractor *x, const char *p, size_t n) {
+    if (x->held || !x->seen_content) return 0;
+    if (x->cdata == 1) return !x->cdata_br && !find_byte(p, n, ']');
+    if (x->in_string) return !x->escaped && !find_byte(p, n, '"') && !find_byte(p, n, '\\');
+    if (x->json_tracking) return !find_byte(p, n, '"') && !find_lt(p, n);
+    return !find_lt(p, n);
+}
+
 static int step_open(aw_extractor *x, const char *p, size_t n, size_t *used) {
     size_t i = 0;
     for (; i < n; i++) {
@@ -391,13 +421,17 @@ static int step_text(aw_extractor *x, const char *p, size_t n, size_t *used) {
     }
 }
 
-int aw_extractor_feed(aw_extractor *x, const char *chunk, size_t len, aw_x_fn fn, void *ctx,
-                      aw_error *err) {
-    if (!x || !fn || (!chunk && len)) return aw__error_set(err, AW_EINVAL, "invalid arguments");
-    if (x->finished) return aw__error_set(err, AW_EINVAL, "the reply was already finished");
-    x->fn = fn;
-    x->ctx = ctx;
-    x->err = err;
+/* Kept out of line so that the fast path of aw_extractor_feed does not pay
+ * for the registers the state machine needs. */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
+/* The state machine over one chunk: each step takes what it can and says
+ * how much it used. */
+static NOINLINE int run_states(aw_extractor *x, const char *chunk, size_t len) {
     size_t pos = 0;
     while (pos < len) {
         size_t used = 0;
@@ -408,11 +442,39 @@ int aw_extractor_feed(aw_extractor *x, const char *chunk, size_t len, aw_x_fn fn
         case ST_ATTRS: rc = step_attrs(x, chunk + pos, len - pos, &used); break;
         default: rc = step_payload(x, chunk + pos, len - pos, &used); break;
         }
-        if (rc == AW_ESTOP) return aw__error_set(err, AW_ESTOP, "stopped by the callback");
-        if (rc) return aw__error_set(err, rc, "%s", aw_strerror(rc));
+        if (rc) return rc;
         pos += used;
     }
     return 0;
+}
+
+/* Chunks up to this size are first checked whole for a byte that changes
+ * the scanner's state; the check costs less than a pass through the state
+ * machine, and at most this much is scanned twice when it fails. */
+#define SMALL_CHUNK 64
+
+static int feed_failed(int rc, aw_error *err) {
+    if (rc == AW_ESTOP) return aw__error_set(err, AW_ESTOP, "stopped by the callback");
+    return aw__error_set(err, rc, "%s", aw_strerror(rc));
+}
+
+int aw_extractor_feed(aw_extractor *x, const char *chunk, size_t len, aw_x_fn fn, void *ctx,
+                      aw_error *err) {
+    if (!x || !fn || (!chunk && len)) return aw__error_set(err, AW_EINVAL, "invalid arguments");
+    if (x->finished) return aw__error_set(err, AW_EINVAL, "the reply was already finished");
+    x->fn = fn;
+    x->ctx = ctx;
+    x->err = err;
+    int rc;
+    /* A reply streamed token by token comes in chunks of a few bytes, and
+     * most of them hold no byte that changes the scanner's state: those
+     * are text or payload whole, as the step functions would conclude,
+     * and skip the state machine. */
+    if (len <= SMALL_CHUNK && x->state == ST_TEXT && !find_lt(chunk, len)) rc = emit_text(x, chunk, len);
+    else if (len <= SMALL_CHUNK && x->state == ST_PAYLOAD && payload_is_inert(x, chunk, len))
+        rc = add_payload(x, chunk, len);
+    else rc = run_states(x, chunk, len);
+    return rc ? feed_failed(rc, err) : 0;
 }
 
 int aw_extractor_finish(aw_extractor *x, const char *stop_reason, aw_x_fn fn, void *ctx,

@@ -138,6 +138,59 @@ static aw_transport *xml_session(const char *dialects_json) {
     return t;
 }
 
+/* ---- the short-chunk fast path ----------------------------------------------- */
+
+/* A chunk of up to 64 bytes that holds no byte changing the scanner's
+ * state skips the state machine (the fast path of aw_extractor_feed);
+ * longer chunks and the whole reply go through it. These replies, all
+ * longer than that, put every state the fast path decides on at every
+ * chunk boundary: text; payload before its first content byte, plain,
+ * with bytes held for a possible closing tag, inside CDATA with "]" or
+ * "]]" pending, JSON inside and outside strings with an escape pending; a
+ * reasoning block. Cut at every size from 1 to 64 and at random, they must
+ * give the trace of the whole reply. */
+static void test_fast_path_agrees_with_state_machine(void **state) {
+    (void)state;
+    static const char *const replies[] = {
+        /* text, with '<' that starts nothing, starts a tag, or might */
+        "Plain text long enough to pass the short-chunk limit of the extractor, "
+        "then 3 < 4, a <b>bold</b> word, <ai-agent-x and <thi and </ai-agent-1a2b3c4d-0001> as text. "
+        "The end <",
+        /* plain payload: blank before content, '<' inside, near-closing tags */
+        "intro " FINAL_OPEN " \n\t # Report\n\nwhere a < b and <br> and </ai-agent-1a2b3c4d-FINA and "
+        "</ai-agent-1a2b3c4d-FINALX> and </ai-agent-1a2b3c4d-FINAL  \n> outro text after it",
+        /* CDATA: ']' and ']]' pending across boundaries, a false end, text after the section */
+        "a " FINAL_OPEN "  <![CDATA[ one ] two ]] three ]]] four ]]x ]>] ]]<five> "
+        "</ai-agent-1a2b3c4d-FINAL> six ]]> after the section <x> " FINAL_CLOSE " b",
+        /* CDATA opener that breaks off: payload */
+        "a " FINAL_OPEN "<![CDAT not a section, and more payload to be long enough" FINAL_CLOSE " b",
+        /* JSON: blank before content, closing tag and '<' inside strings, escapes of every kind */
+        "call " CALL_OPEN " \n {\"query\": \"a \\\" </ai-agent-1a2b3c4d-0001> \\\\ \\\\\\\" x\\\\\", "
+        "\"n\": [1, 2, {\"k\": \"v<\"}], \"e\": \"\\u00e9\\n\\/\"} " CALL_CLOSE " after",
+        /* a JSON payload cut off inside a string */
+        "call " CALL_OPEN "{\"query\": \"an unterminated string with \\\" and \\\\ and </ai-agent-1a2b3c4d-0001>",
+        /* progress (JSON) and a reasoning block holding a tag */
+        "<think> I could write <ai-agent-1a2b3c4d-0002 tool=\"search\">{\"query\": \"x\"}</ai-agent-1a2b3c4d-0002> "
+        "but will not </think> <ai-agent-1a2b3c4d-PROGRESS tool=\"agent__progress_report\">"
+        "{\"progress\": \"half way < there\"}</ai-agent-1a2b3c4d-PROGRESS> done",
+        /* hermes: JSON payload of another dialect */
+        "<tool_call> {\"name\": \"search\", \"arguments\": {\"query\": \"in a <tool_call> \\\"string\\\"\"}} </tool_call> "
+        "and text after the call",
+    };
+    static const char *const stops[] = {"stop", "length"};
+    aw_transport *t = xml_session("{\"dialects\": [\"hermes\"]}");
+    for (size_t i = 0; i < sizeof replies / sizeof replies[0]; i++) {
+        assert_true(strlen(replies[i]) > 64);
+        for (size_t s = 0; s < 2; s++) {
+            char name[48];
+            snprintf(name, sizeof name, "fast path reply %zu, stop %s", i, stops[s]);
+            input in = {NULL, 1, stops[s], NULL, replies[i], strlen(replies[i]), name};
+            assert_int_equal(check_invariance(t, &in, 64, 64), 0);
+        }
+    }
+    aw_transport_free(t);
+}
+
 static void test_invalid_utf8_and_nul(void **state) {
     (void)state;
     static const char reply[] =
@@ -452,6 +505,7 @@ static void test_allocation_failures(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_chunking_of_every_vector),
+        cmocka_unit_test(test_fast_path_agrees_with_state_machine),
         cmocka_unit_test(test_invalid_utf8_and_nul),
         cmocka_unit_test(test_huge_payloads),
         cmocka_unit_test(test_floods),
