@@ -25,7 +25,7 @@ static const aw_text empty_text = {"", 0};
  * costs more than the search itself. */
 #define SHORT_SPAN 16
 
-/* The first c in p[0..n), or NULL: memchr, cheaper for short spans. */
+/* memchr, with short spans searched inline. */
 static const char *find_byte(const char *p, size_t n, char c) {
     if (n >= SHORT_SPAN) return memchr(p, c, n);
     for (size_t i = 0; i < n; i++)
@@ -35,9 +35,23 @@ static const char *find_byte(const char *p, size_t n, char c) {
 
 static const char *find_lt(const char *p, size_t n) { return find_byte(p, n, '<'); }
 
+/* aw_buf_append, with the common case (a few bytes into a buffer that has
+ * room for them and the terminator) done here without a call. */
+static int buf_append_small(aw_buf *b, const char *p, size_t n) {
+    if (n >= SHORT_SPAN || n >= b->cap - b->len) return aw_buf_append(b, p, n);
+    char *d = b->data + b->len;
+    for (size_t i = 0; i < n; i++) d[i] = p[i];
+    d[n] = '\0';
+    b->len += n;
+    return 0;
+}
+
 /* ---- emitting ----------------------------------------------------------- */
 
-static int emit(aw_extractor *x, const aw_x_event *ev) {
+/* These run once per chunk when a reply is streamed token by token, where
+ * a call costs as much as their work: inline. */
+
+static inline int emit(aw_extractor *x, const aw_x_event *ev) {
     if (x->stopped) return AW_ESTOP;
     if (x->fn(x->ctx, ev)) {
         x->stopped = 1;
@@ -46,17 +60,17 @@ static int emit(aw_extractor *x, const aw_x_event *ev) {
     return 0;
 }
 
-static int emit_text(aw_extractor *x, const char *p, size_t n) {
+static inline int emit_text(aw_extractor *x, const char *p, size_t n) {
     if (!n) return 0;
-    if ((x->t->dialects & AW_DIALECT_FENCED) && aw_buf_append(&x->visible, p, n)) return AW_ENOMEM;
+    if ((x->t->dialects & AW_DIALECT_FENCED) && buf_append_small(&x->visible, p, n)) return AW_ENOMEM;
     aw_x_event ev = {AW_X_TEXT, {p, n}, empty_text, empty_text, NULL, NULL, NULL};
     return emit(x, &ev);
 }
 
 /* Payload bytes: kept whole for validation, reported as they come. */
-static int add_payload(aw_extractor *x, const char *p, size_t n) {
+static inline int add_payload(aw_extractor *x, const char *p, size_t n) {
     if (!n) return 0;
-    if (aw_buf_append(&x->payload, p, n)) return AW_ENOMEM;
+    if (buf_append_small(&x->payload, p, n)) return AW_ENOMEM;
     if (x->tag.kind == TAG_REASONING) return 0; /* reasoning is not shown */
     aw_x_event ev = {AW_X_PAYLOAD, {p, n}, empty_text, empty_text, NULL, NULL, NULL};
     return emit(x, &ev);
