@@ -355,8 +355,7 @@ static char *escape_span_sse2(char *o, const unsigned char *s, size_t *pi, size_
  * 64 bytes, whose outcome (another mark in this round or not?) the branch
  * predictor cannot know; plain bytes up to the next mark are copied 128
  * at a time. On the thread benchmark's corpus this is about 40% faster
- * than the SSE2 rounds. The last bytes of a string, where 128-byte copies
- * would read past it, are left to the SSE2 escaper. */
+ * than the SSE2 rounds. */
 #define AVX2_TARGET "avx2,bmi,popcnt"
 #define AVX2_INLINE static inline __attribute__((always_inline, target(AVX2_TARGET)))
 #define CHUNK 1024
@@ -413,29 +412,52 @@ AVX2_INLINE char *copy_gap(char *o, const unsigned char *p, size_t len) {
     return o + len;
 }
 
-/* Chunks of whole 64-byte blocks that end at least 128 bytes before the
- * end of the string (for copy_gap) and not after `end` (the caller's
- * reservation covers up to there). */
+/* Escape the chunk s[*pi..*pi+len), len a multiple of 64 up to CHUNK,
+ * stopping at n if that comes first. Copies read up to 128 bytes past
+ * the chunk, which must be there. */
+AVX2_INLINE char *escape_chunk(char *o, const unsigned char *s, size_t *pi, size_t len, size_t n,
+                               unsigned flags) {
+    uint16_t pos[CHUNK + 8];
+    size_t i = *pi, at = i, stop = at + len < n ? at + len : n, count = 0;
+    for (unsigned b = 0; b < len; b += 64) count += list_marks(pos + count, b, s + at + b);
+    for (size_t k = 0; k < count; k++) {
+        size_t q = at + pos[k];
+        if (q < i) continue; /* inside the character before */
+        o = copy_gap(o, s + i, q - i);
+        i = q;
+        o = escape_one(o, s, &i, n, flags);
+    }
+    if (i < stop) {
+        o = copy_gap(o, s + i, stop - i);
+        i = stop;
+    }
+    *pi = i;
+    return o;
+}
+
+/* Chunks that end at least 128 bytes before the end of the string (for
+ * the copies) and not after `end` (the caller's reservation covers up to
+ * there). When the span goes to the end of the string, its last bytes
+ * (under 192) are escaped from a copy padded with spaces, which are plain;
+ * otherwise the rest is the SSE2 escaper's. */
 __attribute__((target(AVX2_TARGET))) static char *escape_span_avx2(char *o, const unsigned char *s, size_t *pi,
                                                                    size_t end, size_t n, unsigned flags) {
-    uint16_t pos[CHUNK + 8];
     size_t i = *pi;
     while (i < end) {
-        size_t len = end - i < CHUNK ? (end - i) & ~(size_t)63 : CHUNK;
-        if (len == 0 || i + len + 128 > n) break;
-        size_t at = i, stop = at + len, count = 0;
-        for (unsigned b = 0; b < len; b += 64) count += list_marks(pos + count, b, s + at + b);
-        for (size_t k = 0; k < count; k++) {
-            size_t q = at + pos[k];
-            if (q < i) continue; /* inside the character before */
-            o = copy_gap(o, s + i, q - i);
-            i = q;
-            o = escape_one(o, s, &i, n, flags);
-        }
-        if (i < stop) {
-            o = copy_gap(o, s + i, stop - i);
-            i = stop;
-        }
+        size_t len = end - i;
+        if (n - i < 128 + len) len = n - i >= 128 ? n - i - 128 : 0;
+        if (len > CHUNK) len = CHUNK;
+        len &= ~(size_t)63;
+        if (len == 0) break;
+        o = escape_chunk(o, s, &i, len, n, flags);
+    }
+    if (i < end && end == n) {
+        unsigned char tail[192 + 128];
+        size_t t = n - i, j = 0;
+        memcpy(tail, s + i, t);
+        memset(tail + t, ' ', sizeof tail - t);
+        o = escape_chunk(o, tail, &j, (t + 63) & ~(size_t)63, t, flags);
+        i = n;
     }
     *pi = i;
     return escape_span_sse2(o, s, pi, end, n, flags);
