@@ -47,25 +47,24 @@ static int thread_encode(cli_args *a) {
         aw_buf_free(&in);
         return CLI_REJECTED;
     }
-    aw_event_list *events = NULL;
+    /* JSON lines are encoded as they are read: memory for one line at a
+     * time, not for every event of the input */
     aw_error err;
-    int status = CLI_OK;
-    if (aw_event_list_parse(in.data, in.len, NULL, &events, &err)) {
-        cli_report(cli_input_name(a->file), &err);
-        aw_buf_free(&in);
-        return CLI_REJECTED;
-    }
     aw_buf out;
     aw_buf_init(&out, NULL);
-    if (aw_thread_encode(aw_event_list_items(events), aw_event_list_count(events), &o, &out, &err) ||
-        aw_buf_putc(&out, '\n')) {
+    int status = CLI_OK;
+    int rc = aw_thread_encode_json(in.data, in.len, NULL, &o, &out, &err);
+    if (!rc && aw_buf_putc(&out, '\n')) {
+        aw_error_clear(&err);
+        rc = err.code = AW_ENOMEM;
+    }
+    if (rc) {
         cli_report(cli_input_name(a->file), &err);
         status = CLI_REJECTED;
     } else if (cli_write_stdout(out.data, out.len)) {
         status = CLI_REJECTED;
     }
     aw_buf_free(&out);
-    aw_event_list_free(events);
     aw_buf_free(&in);
     return status;
 }

@@ -1,25 +1,40 @@
 /* Fuzz the event reader (JSON lines or a JSON array of events) and the
  * encoder behind it: every accepted list must encode, the whole encoder and
  * the append writer must agree when results follow their calls, and the
- * XML must decode. */
+ * XML must decode. The streaming encoder (aw_thread_encode_json) must give
+ * the same bytes, or the same error, as reading the list and encoding it. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "agentwire/agentwire.h"
 
+static void same_error(const aw_error *a, const aw_error *b) {
+    if (a->code != b->code || a->line != b->line || a->column != b->column || a->offset != b->offset ||
+        strcmp(a->message, b->message) != 0)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     aw_event_list *list = NULL;
-    aw_error err;
+    aw_error err, err2;
+    aw_thread_options opts = {"prefill", 7, (size % 2) == 0, NULL};
+    aw_buf streamed;
+    aw_buf_init(&streamed, NULL);
+    int streamed_rc = aw_thread_encode_json((const char *)data, size, NULL, &opts, &streamed, &err2);
     if (aw_event_list_parse((const char *)data, size, NULL, &list, &err)) {
         if (err.code == 0 || err.message[0] == '\0') abort();
+        if (streamed_rc == 0 || streamed.len != 0) abort();
+        same_error(&err, &err2);
+        aw_buf_free(&streamed);
         return 0;
     }
     const aw_event *evs = aw_event_list_items(list);
     size_t n = aw_event_list_count(list);
-    aw_thread_options opts = {"prefill", 7, (size % 2) == 0, NULL};
     aw_buf whole;
     aw_buf_init(&whole, NULL);
     if (aw_thread_encode(evs, n, &opts, &whole, &err)) abort();
+    if (streamed_rc || streamed.len != whole.len || memcmp(streamed.data, whole.data, whole.len) != 0) abort();
+    aw_buf_free(&streamed);
 
     aw_json_doc *decoded = NULL;
     /* the prefill follows the document; cut it off before decoding */

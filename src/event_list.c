@@ -6,6 +6,7 @@
 
 #include "agentwire/event.h"
 #include "internal/errors.h"
+#include "internal/event.h"
 #include "internal/json.h"
 
 struct aw_event_list {
@@ -49,21 +50,12 @@ int aw_event_list_add(aw_event_list *l, const aw_event *ev) {
 size_t aw_event_list_count(const aw_event_list *l) { return l ? l->count : 0; }
 const aw_event *aw_event_list_items(const aw_event_list *l) { return l ? l->items : NULL; }
 
-static int add_checked(aw_event_list *l, const aw_json_value *v, size_t line, size_t index,
-                       aw_error *err) {
+/* An event from the array form; its errors name the event's index. */
+static int add_item(aw_event_list *l, const aw_json_value *v, size_t index, aw_error *err) {
     aw_event ev;
     aw_error e;
     int rc = aw_event_from_json(v, &ev, &e);
-    if (rc) {
-        if (line) {
-            /* the line travels in err->line; the message stays plain */
-            aw__error_set(err, rc, "%s", e.message);
-            if (err) err->line = line;
-        } else {
-            aw__error_set(err, rc, "event %zu: %s", index, e.message);
-        }
-        return rc;
-    }
+    if (rc) return aw__error_set(err, rc, "event %zu: %s", index, e.message);
     rc = aw_event_list_add(l, &ev);
     if (rc) aw__error_set(err, rc, "out of memory");
     return rc;
@@ -76,43 +68,86 @@ static int parse_array(aw_event_list *l, const char *text, size_t len,
     const aw_json_value *root = aw_json_doc_root(l->doc);
     if (root->type != AW_JSON_ARRAY) return aw__error_set(err, AW_ETYPE, "expected an array of events");
     for (size_t i = 0; i < root->u.arr.count; i++)
-        if ((rc = add_checked(l, &root->u.arr.items[i], 0, i, err))) return rc;
+        if ((rc = add_item(l, &root->u.arr.items[i], i, err))) return rc;
     return 0;
 }
 
-static int parse_lines(aw_event_list *l, const char *text, size_t len,
-                       const aw_json_read_options *opts, aw_error *err) {
-    aw__json_parser ps;
-    aw__json_parser_init(&ps, opts);
-    size_t line = 0, pos = 0;
-    int rc = 0;
-    while (pos < len && rc == 0) {
-        const char *nl = memchr(text + pos, '\n', len - pos);
-        size_t end = nl ? (size_t)(nl - text) : len;
+/* ---- JSON lines ---------------------------------------------------------- */
+
+int aw__event_input_is_array(const char *text, size_t len, const aw_json_read_options *opts) {
+    size_t i = 0;
+    /* the BOM the reader will skip must not hide the '[' of the array form */
+    if (opts && opts->allow_bom && len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) i = 3;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) i++;
+    return i < len && text[i] == '[';
+}
+
+void aw__event_lines_init(aw__event_lines *r, const char *text, size_t len, const aw_json_read_options *opts) {
+    aw__json_parser_init(&r->parser, opts);
+    r->text = text;
+    r->len = len;
+    r->pos = 0;
+    r->line = 0;
+}
+
+void aw__event_lines_free(aw__event_lines *r) { aw__json_parser_free(&r->parser); }
+
+/* The event on text[start..start+n), a line that is not blank. */
+static int read_line(aw__event_lines *r, aw_arena *arena, size_t start, size_t n, aw_event *ev, aw_error *err) {
+    aw_json_value *root = aw__arena_alloc(arena, sizeof *root);
+    if (!root) return aw__error_set(err, AW_ENOMEM, "out of memory");
+    int rc = aw__json_parse_with(&r->parser, arena, r->text + start, n, root, err);
+    if (rc) {
+        if (err && rc != AW_ENOMEM) {
+            err->line = r->line;
+            err->offset += start;
+        }
+        return rc;
+    }
+    aw_error e;
+    rc = aw_event_from_json(root, ev, &e);
+    if (rc) {
+        /* the line travels in err->line; the message stays plain */
+        aw__error_set(err, rc, "%s", e.message);
+        if (err) err->line = r->line;
+    }
+    return rc;
+}
+
+int aw__event_lines_next(aw__event_lines *r, aw_arena *arena, aw_event *ev, aw_error *err) {
+    const char *text = r->text;
+    while (r->pos < r->len) {
+        size_t pos = r->pos;
+        const char *nl = memchr(text + pos, '\n', r->len - pos);
+        size_t end = nl ? (size_t)(nl - text) : r->len;
         size_t n = end - pos;
-        line++;
+        r->line++;
+        r->pos = end + 1;
         if (n && text[pos + n - 1] == '\r') n--;
         size_t k = 0;
         while (k < n && (text[pos + k] == ' ' || text[pos + k] == '\t' || text[pos + k] == '\r')) k++;
-        if (k < n) {
-            aw_json_value *root = aw__arena_alloc(&l->arena, sizeof *root);
-            if (!root) {
-                rc = aw__error_set(err, AW_ENOMEM, "out of memory");
-                break;
-            }
-            rc = aw__json_parse_with(&ps, &l->arena, text + pos, n, root, err);
-            if (rc) {
-                if (err && rc != AW_ENOMEM) {
-                    err->line = line;
-                    err->offset += pos;
-                }
-                break;
-            }
-            rc = add_checked(l, root, line, 0, err);
-        }
-        pos = end + 1;
+        if (k == n) continue; /* blank */
+        int rc = read_line(r, arena, pos, n, ev, err);
+        return rc ? rc : 1;
     }
-    aw__json_parser_free(&ps);
+    return 0;
+}
+
+/* Every line goes into the list's one arena: the events point into it. */
+static int parse_lines(aw_event_list *l, const char *text, size_t len,
+                       const aw_json_read_options *opts, aw_error *err) {
+    aw__event_lines r;
+    aw__event_lines_init(&r, text, len, opts);
+    aw_event ev;
+    int rc;
+    while ((rc = aw__event_lines_next(&r, &l->arena, &ev, err)) == 1) {
+        rc = aw_event_list_add(l, &ev);
+        if (rc) {
+            aw__error_set(err, rc, "out of memory");
+            break;
+        }
+    }
+    aw__event_lines_free(&r);
     return rc;
 }
 
@@ -122,12 +157,8 @@ int aw_event_list_parse(const char *text, size_t len, const aw_json_read_options
     *out = NULL;
     aw_event_list *l = aw_event_list_new(opts ? opts->alloc : NULL);
     if (!l) return aw__error_set(err, AW_ENOMEM, "out of memory");
-    size_t i = 0;
-    /* the BOM the reader will skip must not hide the '[' of the array form */
-    if (opts && opts->allow_bom && len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) i = 3;
-    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) i++;
-    int rc = (i < len && text[i] == '[') ? parse_array(l, text, len, opts, err)
-                                         : parse_lines(l, text, len, opts, err);
+    int rc = aw__event_input_is_array(text, len, opts) ? parse_array(l, text, len, opts, err)
+                                                       : parse_lines(l, text, len, opts, err);
     if (rc) {
         aw_event_list_free(l);
         return rc;

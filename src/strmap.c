@@ -71,6 +71,7 @@ int aw__strmap_set(aw_strmap *m, aw_text key, aw_text value) {
     if (!s->used) {
         s->used = 1;
         s->key = key;
+        s->mark = 0;
         m->count++;
     }
     s->value = value;
@@ -83,4 +84,10 @@ int aw__strmap_get(const aw_strmap *m, aw_text key, aw_text *value) {
     if (!s->used) return 0;
     *value = s->value;
     return 1;
+}
+
+aw_strmap_slot *aw__strmap_find(aw_strmap *m, aw_text key) {
+    if (!m->cap) return NULL;
+    aw_strmap_slot *s = find(m->slots, m->cap, key);
+    return s->used ? s : NULL;
 }

@@ -237,6 +237,15 @@ int aw_thread_write_event(const aw_event *ev, size_t id, aw_text tool_name,
     return rc;
 }
 
+int aw__thread_close(const aw_thread_options *opts, aw_buf *out) {
+    int rc = aw_buf_append(out, "\n</thread>", 10);
+    if (!rc && opts && opts->prefill && opts->prefill_len) {
+        rc = aw_buf_putc(out, '\n');
+        if (!rc) rc = aw_buf_append(out, opts->prefill, opts->prefill_len);
+    }
+    return rc;
+}
+
 /* ---- the whole list ------------------------------------------------------ */
 
 /* toolCallId -> the tool_call event that names it, for the whole list: a
@@ -369,11 +378,7 @@ int aw_thread_encode(const aw_event *events, size_t n, const aw_thread_options *
         rc = aw_buf_append(out, "\n  ", 3);
         if (!rc) rc = aw__thread_event(ev, i, name, opts, out, &scratch);
     }
-    if (!rc) rc = aw_buf_append(out, "\n</thread>", 10);
-    if (!rc && opts && opts->prefill && opts->prefill_len) {
-        rc = aw_buf_putc(out, '\n');
-        if (!rc) rc = aw_buf_append(out, opts->prefill, opts->prefill_len);
-    }
+    if (!rc) rc = aw__thread_close(opts, out);
     aw_free(alloc, calls.slots);
     aw_buf_free(&scratch);
     if (rc) {

@@ -13,12 +13,22 @@
  * classified from the final 16 of the string, or from a padded copy when
  * the whole string is shorter than that. Measured on the thread
  * benchmark's corpus (prose with quotes, apostrophes, code, accents): about
- * twice the speed of a loop that stops at every mark, in cache. */
+ * twice the speed of a loop that stops at every mark, in cache. CPUs with
+ * AVX2 classify 32 bytes per table lookup and walk a list of marks instead
+ * (below); a byte-at-a-time loop is the portable fallback and the
+ * reference the tests hold the others to. */
 #include <stdint.h>
 #include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+/* AVX2 (with BMI1 and POPCNT, which every AVX2 CPU has) is used when the
+ * CPU has it, chosen at run time: GCC and clang compile the functions
+ * that use it for it with a target attribute. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define AW_XML_AVX2 1
+#include <immintrin.h>
+#endif
 #endif
 
 #include "agentwire/error.h"
@@ -247,12 +257,10 @@ static inline void copy64(char *o, const unsigned char *s) {
     _mm_storeu_si128((__m128i *)(o + 32), c);
     _mm_storeu_si128((__m128i *)(o + 48), d);
 }
-#endif
 
-char *aw__xml_escape_span(char *o, const char *str, size_t *pi, size_t end, size_t n, unsigned flags) {
-    const unsigned char *s = (const unsigned char *)str;
+/* The vector escaper for every x86-64 CPU. */
+static char *escape_span_sse2(char *o, const unsigned char *s, size_t *pi, size_t end, size_t n, unsigned flags) {
     size_t i = *pi;
-#if defined(__SSE2__)
     /* 64 bytes a round: one mark every 40 bytes or so is common in prose
      * and code, so most rounds have work; walking one 64-bit mask costs
      * fewer mispredicted branches than four 16-bit ones. The rounds step
@@ -337,14 +345,167 @@ char *aw__xml_escape_span(char *o, const char *str, size_t *pi, size_t end, size
             i = n;
         }
     }
-#else
+    *pi = i;
+    return o;
+}
+
+#if AW_XML_AVX2
+/* With AVX2 the marks of a whole chunk (up to 1 KB) are listed first and
+ * then walked: the walk's loop runs once per mark with no exit at every
+ * 64 bytes, whose outcome (another mark in this round or not?) the branch
+ * predictor cannot know; plain bytes up to the next mark are copied 128
+ * at a time. On the thread benchmark's corpus this is about 40% faster
+ * than the SSE2 rounds. */
+#define AVX2_TARGET "avx2,bmi,popcnt"
+#define AVX2_INLINE static inline __attribute__((always_inline, target(AVX2_TARGET)))
+#define CHUNK 1024
+
+/* The same marks as attention(), from two table lookups per byte (AVX2's
+ * byte shuffle), 32 bytes at a time. A byte is marked when the classes of
+ * its low nibble and of its high nibble share a bit:
+ *   bit 0  high nibble 0, low nibble not 9, A or D: controls but tab, LF, CR
+ *   bit 1  high nibble 1 or 8 to F, any low nibble: controls, bytes >= 0x80
+ *   bit 2  high nibble 2, low nibble 2, 6 or 7: " & '
+ *   bit 3  high nibble 3, low nibble C or E: < > */
+AVX2_INLINE uint32_t marks32_avx2(__m256i v) {
+    const __m256i low_class = _mm256_setr_epi8(3, 3, 7, 3, 3, 3, 7, 7, 3, 2, 2, 3, 11, 2, 11, 3, /* */
+                                               3, 3, 7, 3, 3, 3, 7, 7, 3, 2, 2, 3, 11, 2, 11, 3);
+    const __m256i high_class = _mm256_setr_epi8(1, 2, 4, 8, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, /* */
+                                                1, 2, 4, 8, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2);
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    const __m256i lo = _mm256_shuffle_epi8(low_class, _mm256_and_si256(v, nibble));
+    const __m256i hi = _mm256_shuffle_epi8(high_class, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+    const __m256i plain = _mm256_cmpeq_epi8(_mm256_and_si256(lo, hi), _mm256_setzero_si256());
+    return ~(uint32_t)_mm256_movemask_epi8(plain);
+}
+
+/* Append to p the positions (base + bit) of the marks of the 64 bytes at
+ * s; returns how many. Eight are stored whatever the count (p needs room
+ * for them), so a block with up to eight marks costs no branch. */
+AVX2_INLINE size_t list_marks(uint16_t *p, unsigned base, const unsigned char *s) {
+    const __m256i a = _mm256_loadu_si256((const __m256i *)s);
+    const __m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
+    uint64_t m = (uint64_t)marks32_avx2(a) | (uint64_t)marks32_avx2(b) << 32;
+    size_t count = (size_t)_mm_popcnt_u64(m);
+    for (int j = 0; j < 8; j++) {
+        p[j] = (uint16_t)(base + _tzcnt_u64(m));
+        m = _blsr_u64(m);
+    }
+    for (p += 8; m; m = _blsr_u64(m)) *p++ = (uint16_t)(base + _tzcnt_u64(m));
+    return count;
+}
+
+/* Copy len bytes 128 at a time: reads and writes up to 127 bytes more. */
+AVX2_INLINE char *copy_gap(char *o, const unsigned char *p, size_t len) {
+    size_t k = 0;
+    do {
+        const __m256i a = _mm256_loadu_si256((const __m256i *)(p + k));
+        const __m256i b = _mm256_loadu_si256((const __m256i *)(p + k + 32));
+        const __m256i c = _mm256_loadu_si256((const __m256i *)(p + k + 64));
+        const __m256i d = _mm256_loadu_si256((const __m256i *)(p + k + 96));
+        _mm256_storeu_si256((__m256i *)(o + k), a);
+        _mm256_storeu_si256((__m256i *)(o + k + 32), b);
+        _mm256_storeu_si256((__m256i *)(o + k + 64), c);
+        _mm256_storeu_si256((__m256i *)(o + k + 96), d);
+        k += 128;
+    } while (k < len);
+    return o + len;
+}
+
+/* Escape the chunk s[*pi..*pi+len), len a multiple of 64 up to CHUNK,
+ * stopping at n if that comes first. Copies read up to 128 bytes past
+ * the chunk, which must be there. */
+AVX2_INLINE char *escape_chunk(char *o, const unsigned char *s, size_t *pi, size_t len, size_t n,
+                               unsigned flags) {
+    uint16_t pos[CHUNK + 8];
+    size_t i = *pi, at = i, stop = at + len < n ? at + len : n, count = 0;
+    for (unsigned b = 0; b < len; b += 64) count += list_marks(pos + count, b, s + at + b);
+    for (size_t k = 0; k < count; k++) {
+        size_t q = at + pos[k];
+        if (q < i) continue; /* inside the character before */
+        o = copy_gap(o, s + i, q - i);
+        i = q;
+        o = escape_one(o, s, &i, n, flags);
+    }
+    if (i < stop) {
+        o = copy_gap(o, s + i, stop - i);
+        i = stop;
+    }
+    *pi = i;
+    return o;
+}
+
+/* Chunks that end at least 128 bytes before the end of the string (for
+ * the copies) and not after `end` (the caller's reservation covers up to
+ * there). When the span goes to the end of the string, its last bytes
+ * (under 192) are escaped from a copy padded with spaces, which are plain;
+ * otherwise the rest is the SSE2 escaper's. */
+__attribute__((target(AVX2_TARGET))) static char *escape_span_avx2(char *o, const unsigned char *s, size_t *pi,
+                                                                   size_t end, size_t n, unsigned flags) {
+    size_t i = *pi;
+    while (i < end) {
+        size_t len = end - i;
+        if (n - i < 128 + len) len = n - i >= 128 ? n - i - 128 : 0;
+        if (len > CHUNK) len = CHUNK;
+        len &= ~(size_t)63;
+        if (len == 0) break;
+        o = escape_chunk(o, s, &i, len, n, flags);
+    }
+    if (i < end && end == n) {
+        unsigned char tail[192 + 128];
+        size_t t = n - i, j = 0;
+        memcpy(tail, s + i, t);
+        memset(tail + t, ' ', sizeof tail - t);
+        o = escape_chunk(o, tail, &j, (t + 63) & ~(size_t)63, t, flags);
+        i = n;
+    }
+    *pi = i;
+    return escape_span_sse2(o, s, pi, end, n, flags);
+}
+#endif
+#endif /* __SSE2__ */
+
+/* A byte at a time: the portable escaper, and the reference the vector
+ * ones are tested against. */
+static char *escape_span_scalar(char *o, const unsigned char *s, size_t *pi, size_t end, size_t n,
+                                unsigned flags) {
+    size_t i = *pi;
     while (i < end) {
         if (plain_byte(s[i])) *o++ = (char)s[i++];
         else o = escape_one(o, s, &i, n, flags);
     }
-#endif
     *pi = i;
     return o;
+}
+
+aw__xml_isa aw__xml_isa_best(void) {
+#if AW_XML_AVX2
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("popcnt"))
+        return AW__XML_AVX2;
+#endif
+#if defined(__SSE2__)
+    return AW__XML_SSE2;
+#else
+    return AW__XML_SCALAR;
+#endif
+}
+
+char *aw__xml_escape_span_isa(aw__xml_isa isa, char *o, const char *str, size_t *pi, size_t end, size_t n,
+                              unsigned flags) {
+    const unsigned char *s = (const unsigned char *)str;
+    switch (isa) {
+#if AW_XML_AVX2
+    case AW__XML_AVX2: return escape_span_avx2(o, s, pi, end, n, flags);
+#endif
+#if defined(__SSE2__)
+    case AW__XML_SSE2: return escape_span_sse2(o, s, pi, end, n, flags);
+#endif
+    default: return escape_span_scalar(o, s, pi, end, n, flags);
+    }
+}
+
+char *aw__xml_escape_span(char *o, const char *str, size_t *pi, size_t end, size_t n, unsigned flags) {
+    return aw__xml_escape_span_isa(aw__xml_isa_best(), o, str, pi, end, n, flags);
 }
 
 /* Worst case growth: one input byte becomes at most 6 output bytes

@@ -30,15 +30,24 @@ static aw_event_list *events_of(const char *jsonl) {
     return l;
 }
 
-/* Encode the events of jsonl; the result is malloc'd. */
+/* Encode the events of jsonl; the result is malloc'd. The streaming path
+ * (aw_thread_encode_json, which the command uses) must give the same bytes
+ * as reading the list and encoding it, so every expectation below checks
+ * both. */
 static char *encode_with(const char *jsonl, const aw_thread_options *o, size_t *len) {
     aw_event_list *l = events_of(jsonl);
-    aw_buf out;
+    aw_buf out, streamed;
     aw_buf_init(&out, NULL);
+    aw_buf_init(&streamed, NULL);
     aw_error err;
     int rc = aw_thread_encode(aw_event_list_items(l), aw_event_list_count(l), o, &out, &err);
     if (rc) fail_msg("encode: %s", err.message);
     aw_event_list_free(l);
+    rc = aw_thread_encode_json(jsonl, strlen(jsonl), NULL, o, &streamed, &err);
+    if (rc) fail_msg("encode_json: %s", err.message);
+    if (streamed.len != out.len || memcmp(streamed.data, out.data, out.len) != 0)
+        fail_msg("encode_json:\n%s\n---- encode:\n%s", streamed.data, out.data);
+    aw_buf_free(&streamed);
     if (len) *len = out.len;
     return out.data;
 }

@@ -29,6 +29,11 @@
  *              call's name in the writer's output and the second call's in
  *              the encoder's. Checked exactly on a fixed case and as a model
  *              over random sequences.
+ *  5. JSON text: aw_thread_encode_json, which encodes JSON lines as it reads
+ *              them, gives the bytes of aw_event_list_parse + aw_thread_encode
+ *              for the random events written as JSON lines (and as one array),
+ *              calls and results in any order, ids reused, prefill and
+ *              strip-ansi included.
  *
  * A seeded PRNG makes every run the same; a failure prints the seed and the
  * case number. */
@@ -876,6 +881,58 @@ static void test_writer_allocation_failures(void **state) {
     aw_event_list_free(s.events);
 }
 
+/* ---- 5. JSON text ---------------------------------------------------------------------------------------- */
+
+#define STREAM_CASES 1500
+
+static void expect_streamed_equal(int t, const aw_buf *text, const aw_thread_options *o, aw_buf *want, aw_buf *got) {
+    aw_event_list *l = NULL;
+    aw_error err;
+    if (aw_event_list_parse(text->data, text->len, NULL, &l, &err)) fail_msg("case %d: parse: %s", t, err.message);
+    aw_buf_clear(want);
+    aw_buf_clear(got);
+    if (aw_thread_encode(aw_event_list_items(l), aw_event_list_count(l), o, want, &err))
+        fail_msg("case %d: encode: %s", t, err.message);
+    aw_event_list_free(l);
+    if (aw_thread_encode_json(text->data, text->len, NULL, o, got, &err))
+        fail_msg("case %d: encode_json: %s", t, err.message);
+    if (got->len != want->len || memcmp(got->data, want->data, want->len) != 0)
+        fail_msg("case %d: encode_json\n%s\n---- encode\n%s", t, got->data, want->data);
+}
+
+static void test_json_text_matches_encoder(void **state) {
+    (void)state;
+    rng r = {SEED ^ 0x55};
+    aw_buf lines, array, want, got;
+    aw_buf_init(&lines, NULL);
+    aw_buf_init(&array, NULL);
+    aw_buf_init(&want, NULL);
+    aw_buf_init(&got, NULL);
+    for (int t = 0; t < STREAM_CASES; t++) {
+        gen_case c;
+        gen_events(&r, (int)below(&r, 3), &c);
+        aw_buf_clear(&lines);
+        aw_buf_clear(&array);
+        aw_buf_putc(&array, '[');
+        for (size_t i = 0; i < c.n; i++) {
+            if (below(&r, 4) == 0) aw_buf_append_str(&lines, below(&r, 2) ? "\n" : "  \r\n"); /* blank lines */
+            assert_int_equal(aw_json_write(c.ev[i].json, NULL, &lines, NULL), 0);
+            aw_buf_append_str(&lines, below(&r, 2) ? "\n" : "\r\n");
+            if (i) aw_buf_putc(&array, ',');
+            assert_int_equal(aw_json_write(c.ev[i].json, NULL, &array, NULL), 0);
+        }
+        aw_buf_putc(&array, ']');
+        aw_thread_options o = {"pre", below(&r, 2) ? 3u : 0u, below(&r, 2) != 0, NULL};
+        expect_streamed_equal(t, &lines, &o, &want, &got);
+        expect_streamed_equal(t, &array, &o, &want, &got);
+        aw_json_doc_free(c.doc);
+    }
+    aw_buf_free(&lines);
+    aw_buf_free(&array);
+    aw_buf_free(&want);
+    aw_buf_free(&got);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_output_always_parses),
@@ -885,6 +942,7 @@ int main(void) {
         cmocka_unit_test(test_writer_result_before_call),
         cmocka_unit_test(test_writer_contract),
         cmocka_unit_test(test_writer_allocation_failures),
+        cmocka_unit_test(test_json_text_matches_encoder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

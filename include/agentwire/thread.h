@@ -44,6 +44,18 @@ typedef struct aw_thread_options {
 int aw_thread_encode(const aw_event *events, size_t n, const aw_thread_options *opts,
                      aw_buf *out, aw_error *err);
 
+/* Events as JSON text (JSON lines, or one JSON array, as
+ * aw_event_list_parse reads them) -> the <thread> document appended to
+ * out: the same bytes, and the same errors (naming the line and the
+ * field), as aw_event_list_parse followed by aw_thread_encode. JSON lines
+ * are encoded as they are read, each line's document dropped once written,
+ * so the memory in use is that of the largest line plus the toolCallId ->
+ * toolName map, not that of the whole input; the array form is read
+ * whole. read_opts are for the reading (their allocator for the line
+ * documents), opts for the writing; either may be NULL. */
+int aw_thread_encode_json(const char *text, size_t len, const aw_json_read_options *read_opts,
+                          const aw_thread_options *opts, aw_buf *out, aw_error *err);
+
 /* Append one <event> element (no indentation, no newline) for ev at
  * position id, naming a tool_result with tool_name. Returns 0 and writes
  * nothing for kinds that are not written. */

@@ -22,6 +22,18 @@
  * and moves *pi. No NUL is written. */
 char *aw__xml_escape_span(char *o, const char *str, size_t *pi, size_t end, size_t n, unsigned flags);
 
+/* The instruction sets the escaper has a version for. */
+typedef enum aw__xml_isa { AW__XML_SCALAR = 0, AW__XML_SSE2, AW__XML_AVX2 } aw__xml_isa;
+
+/* The best one this build and this CPU have: aw__xml_escape_span's. */
+aw__xml_isa aw__xml_isa_best(void);
+
+/* aw__xml_escape_span with the given instruction set, which must not be
+ * above aw__xml_isa_best() (one that was not built falls back to scalar):
+ * for the tests that hold every version to the same output. */
+char *aw__xml_escape_span_isa(aw__xml_isa isa, char *o, const char *str, size_t *pi, size_t end, size_t n,
+                              unsigned flags);
+
 /* The whole of s[0..n): o needs AW__XML_ESCAPE_ROOM(n) bytes. */
 static inline char *aw__xml_escape_to(char *o, const char *s, size_t n, unsigned flags) {
     size_t i = 0;
