@@ -29,6 +29,13 @@ void cli_report(const char *name, const aw_error *err);
 /* Write bytes to stdout; returns nonzero on a write error (reported). */
 int cli_write_stdout(const char *p, size_t n);
 
+/* Read FILE (or stdin) whole and parse it as one JSON text (opts may be
+ * NULL). CLI_OK and *out, or CLI_REJECTED after reporting the place. */
+int cli_read_json(const char *path, const aw_json_read_options *opts, aw_json_doc **out);
+
+/* Print v as compact JSON and a newline: CLI_OK or CLI_REJECTED. */
+int cli_print_json(const aw_json_value *v);
+
 /* Options: argv is walked left to right; anything starting with "--" is an
  * option, the first non-option is FILE, "-" alone means stdin. */
 typedef struct cli_args {
@@ -61,6 +68,21 @@ int cli_usage_error(const cli_args *a, const char *fmt, ...)
 int cli_args_done(cli_args *a);
 
 bool cli_is_help(const char *s);
+
+/* The options of a command that takes none but --help: -1 to go on, else
+ * the exit status (help printed, or a usage error). */
+int cli_no_options(cli_args *a, const char *help);
+
+/* A group's commands by name; run gets the arguments after the command. */
+typedef struct cli_command {
+    const char *name;
+    int (*run)(cli_args *a);
+} cli_command;
+
+/* Run `agentwire GROUP COMMAND ...`: help for the group, the command
+ * named by argv[0], or a usage error for an unknown one. */
+int cli_dispatch(const char *group, const char *help, const cli_command *cmds, size_t ncmds, int argc,
+                 char **argv);
 
 /* Subcommand groups. */
 int cli_json(int argc, char **argv);

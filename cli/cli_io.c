@@ -86,6 +86,34 @@ int cli_write_stdout(const char *p, size_t n) {
     return 0;
 }
 
+int cli_read_json(const char *path, const aw_json_read_options *opts, aw_json_doc **out) {
+    aw_buf in;
+    aw_buf_init(&in, NULL);
+    *out = NULL;
+    if (cli_read_input(path, &in)) {
+        aw_buf_free(&in);
+        return CLI_REJECTED;
+    }
+    aw_error err;
+    int rc = aw_json_parse(in.data, in.len, opts, out, &err);
+    aw_buf_free(&in);
+    if (rc) {
+        cli_report(cli_input_name(path), &err);
+        return CLI_REJECTED;
+    }
+    return CLI_OK;
+}
+
+int cli_print_json(const aw_json_value *v) {
+    aw_buf out;
+    aw_buf_init(&out, NULL);
+    int rc = aw_json_write(v, NULL, &out, NULL) || aw_buf_putc(&out, '\n');
+    if (rc) fprintf(stderr, "agentwire: out of memory\n");
+    else rc = cli_write_stdout(out.data, out.len);
+    aw_buf_free(&out);
+    return rc ? CLI_REJECTED : CLI_OK;
+}
+
 void cli_args_init(cli_args *a, int argc, char **argv, const char *cmd) {
     a->argc = argc;
     a->argv = argv;

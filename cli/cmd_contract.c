@@ -136,20 +136,15 @@ static int run(cli_args *a, const char *verb) {
     return status;
 }
 
+static int contract_validate(cli_args *a) { return run(a, "validate"); }
+static int contract_parse(cli_args *a) { return run(a, "parse"); }
+static int contract_build(cli_args *a) { return run(a, "build"); }
+static int contract_prompt(cli_args *a) { return run(a, "prompt"); }
+
 int cli_contract(int argc, char **argv) {
-    if (argc < 1 || cli_is_help(argv[0])) {
-        fputs(contract_help, argc < 1 ? stderr : stdout);
-        return argc < 1 ? CLI_USAGE : CLI_OK;
-    }
-    static const char *const verbs[] = {"validate", "parse", "build", "prompt"};
-    for (size_t i = 0; i < 4; i++)
-        if (!strcmp(argv[0], verbs[i])) {
-            char cmd[32];
-            snprintf(cmd, sizeof cmd, "contract %s", verbs[i]);
-            cli_args a;
-            cli_args_init(&a, argc - 1, argv + 1, cmd);
-            return run(&a, verbs[i]);
-        }
-    fprintf(stderr, "agentwire contract: unknown command '%s'\nTry 'agentwire contract --help'.\n", argv[0]);
-    return CLI_USAGE;
+    static const cli_command commands[] = {{"validate", contract_validate},
+                                           {"parse", contract_parse},
+                                           {"build", contract_build},
+                                           {"prompt", contract_prompt}};
+    return cli_dispatch("contract", contract_help, commands, sizeof commands / sizeof commands[0], argc, argv);
 }

@@ -68,24 +68,13 @@ static int json_validate_or_format(cli_args *a, bool format) {
     json_opts o = {{0}, 0, false};
     int rc = parse_opts(a, &o, format, false);
     if (rc >= 0) return rc;
-    aw_buf in;
-    aw_buf_init(&in, NULL);
-    if (cli_read_input(a->file, &in)) {
-        aw_buf_free(&in);
-        return CLI_REJECTED;
-    }
-    aw_json_doc *doc = NULL;
-    aw_error err;
-    rc = aw_json_parse(in.data, in.len, &o.read, &doc, &err);
-    aw_buf_free(&in);
-    if (rc) {
-        cli_report(cli_input_name(a->file), &err);
-        return CLI_REJECTED;
-    }
+    aw_json_doc *doc;
+    if (cli_read_json(a->file, &o.read, &doc)) return CLI_REJECTED;
     int status = CLI_OK;
     if (format) {
         aw_buf out;
         aw_buf_init(&out, NULL);
+        aw_error err;
         aw_json_write_options wo = {o.indent};
         if (aw_json_write(aw_json_doc_root(doc), &wo, &out, &err) || aw_buf_putc(&out, '\n')) {
             cli_report(cli_input_name(a->file), &err);
@@ -164,29 +153,11 @@ static int json_lines(cli_args *a) {
     return CLI_OK;
 }
 
+static int json_validate(cli_args *a) { return json_validate_or_format(a, false); }
+static int json_format(cli_args *a) { return json_validate_or_format(a, true); }
+
 int cli_json(int argc, char **argv) {
-    if (argc < 1 || cli_is_help(argv[0])) {
-        fputs(json_help, argc < 1 ? stderr : stdout);
-        return argc < 1 ? CLI_USAGE : CLI_OK;
-    }
-    const char *verb = argv[0];
-    cli_args a;
-    if (strcmp(verb, "validate") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "json validate");
-        return json_validate_or_format(&a, false);
-    }
-    if (strcmp(verb, "format") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "json format");
-        return json_validate_or_format(&a, true);
-    }
-    if (strcmp(verb, "lines") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "json lines");
-        return json_lines(&a);
-    }
-    if (strcmp(verb, "repair") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "json repair");
-        return cli_json_repair(&a);
-    }
-    fprintf(stderr, "agentwire json: unknown command '%s'\nTry 'agentwire json --help'.\n", verb);
-    return CLI_USAGE;
+    static const cli_command commands[] = {
+        {"validate", json_validate}, {"format", json_format}, {"lines", json_lines}, {"repair", cli_json_repair}};
+    return cli_dispatch("json", json_help, commands, sizeof commands / sizeof commands[0], argc, argv);
 }

@@ -61,35 +61,6 @@ static const char detect_help[] =
     "\n"
     "  -h, --help  this text\n";
 
-/* Options of a command that takes none but --help: -1 to go on, else the
- * exit status. */
-static int no_options(cli_args *a, const char *help) {
-    const char *opt;
-    while ((opt = cli_next_opt(a))) {
-        if (cli_is_help(opt)) {
-            fputs(help, stdout);
-            return CLI_OK;
-        }
-        return cli_usage_error(a, "unknown option '%s'", opt);
-    }
-    return cli_args_done(a) ? CLI_USAGE : -1;
-}
-
-/* Read FILE as one JSON text; NULL after reporting. */
-static aw_json_doc *read_json(const char *file) {
-    aw_buf in;
-    aw_buf_init(&in, NULL);
-    if (cli_read_input(file, &in)) {
-        aw_buf_free(&in);
-        return NULL;
-    }
-    aw_json_doc *doc = NULL;
-    aw_error err;
-    if (aw_json_parse(in.data, in.len, NULL, &doc, &err)) cli_report(cli_input_name(file), &err);
-    aw_buf_free(&in);
-    return doc;
-}
-
 static int print_line(const aw_buf *out) {
     if (cli_write_stdout(out->data, out->len) || cli_write_stdout("\n", 1)) return CLI_REJECTED;
     return CLI_OK;
@@ -123,8 +94,8 @@ static int messages_encode(cli_args *a) {
         }
     }
     if (cli_args_done(a)) return CLI_USAGE;
-    aw_json_doc *doc = read_json(a->file);
-    if (!doc) return CLI_REJECTED;
+    aw_json_doc *doc;
+    if (cli_read_json(a->file, NULL, &doc)) return CLI_REJECTED;
     aw_buf out;
     aw_buf_init(&out, NULL);
     aw_error err;
@@ -141,7 +112,7 @@ static int messages_encode(cli_args *a) {
 }
 
 static int messages_toolcalls(cli_args *a) {
-    int rc = no_options(a, toolcalls_help);
+    int rc = cli_no_options(a, toolcalls_help);
     if (rc >= 0) return rc;
     aw_buf in;
     aw_buf_init(&in, NULL);
@@ -169,26 +140,17 @@ static int messages_toolcalls(cli_args *a) {
         snprintf(at.message, sizeof at.message, "%.*s", (int)msg->u.str.len, msg->u.str.ptr);
         cli_report(cli_input_name(a->file), &at);
     }
-    aw_buf out;
-    aw_buf_init(&out, NULL);
-    int status;
-    if (aw_json_write(aw_json_doc_root(doc), NULL, &out, &err)) {
-        cli_report(cli_input_name(a->file), &err);
-        status = CLI_REJECTED;
-    } else {
-        status = print_line(&out);
-    }
-    aw_buf_free(&out);
+    int status = cli_print_json(aw_json_doc_root(doc));
     aw_json_doc_free(doc);
     return status;
 }
 
 static int messages_detect(cli_args *a) {
     static const char *const names[] = {NULL, "openai", "anthropic", "langchain"};
-    int rc = no_options(a, detect_help);
+    int rc = cli_no_options(a, detect_help);
     if (rc >= 0) return rc;
-    aw_json_doc *doc = read_json(a->file);
-    if (!doc) return CLI_REJECTED;
+    aw_json_doc *doc;
+    if (cli_read_json(a->file, NULL, &doc)) return CLI_REJECTED;
     aw_messages_format f = aw_messages_detect(aw_json_doc_root(doc));
     aw_json_doc_free(doc);
     if (f == AW_MESSAGES_AUTO) {
@@ -200,23 +162,7 @@ static int messages_detect(cli_args *a) {
 }
 
 int cli_messages(int argc, char **argv) {
-    if (argc < 1 || cli_is_help(argv[0])) {
-        fputs(messages_help, argc < 1 ? stderr : stdout);
-        return argc < 1 ? CLI_USAGE : CLI_OK;
-    }
-    cli_args a;
-    if (strcmp(argv[0], "encode") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "messages encode");
-        return messages_encode(&a);
-    }
-    if (strcmp(argv[0], "toolcalls") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "messages toolcalls");
-        return messages_toolcalls(&a);
-    }
-    if (strcmp(argv[0], "detect") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "messages detect");
-        return messages_detect(&a);
-    }
-    fprintf(stderr, "agentwire messages: unknown command '%s'\nTry 'agentwire messages --help'.\n", argv[0]);
-    return CLI_USAGE;
+    static const cli_command commands[] = {
+        {"encode", messages_encode}, {"toolcalls", messages_toolcalls}, {"detect", messages_detect}};
+    return cli_dispatch("messages", messages_help, commands, sizeof commands / sizeof commands[0], argc, argv);
 }

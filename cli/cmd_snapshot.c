@@ -23,32 +23,6 @@ static const char snapshot_help[] =
     "\n"
     "  -h, --help  this text\n";
 
-static int read_json(const char *file, aw_json_doc **doc) {
-    aw_buf in;
-    aw_buf_init(&in, NULL);
-    if (cli_read_input(file, &in)) {
-        aw_buf_free(&in);
-        return CLI_REJECTED;
-    }
-    aw_error err;
-    int rc = aw_json_parse(in.data, in.len, NULL, doc, &err);
-    aw_buf_free(&in);
-    if (rc) {
-        cli_report(cli_input_name(file), &err);
-        return CLI_REJECTED;
-    }
-    return CLI_OK;
-}
-
-static int print_doc(const aw_json_doc *doc) {
-    aw_buf out;
-    aw_buf_init(&out, NULL);
-    int rc = aw_json_write(aw_json_doc_root(doc), NULL, &out, NULL) || aw_buf_putc(&out, '\n') ||
-             cli_write_stdout(out.data, out.len);
-    aw_buf_free(&out);
-    return rc ? CLI_REJECTED : CLI_OK;
-}
-
 static int snapshot_run(cli_args *a, int slim) {
     aw_slim_config cfg;
     aw_slim_preset("standard", &cfg);
@@ -81,7 +55,7 @@ static int snapshot_run(cli_args *a, int slim) {
     }
     if (cli_args_done(a)) return CLI_USAGE;
     aw_json_doc *in = NULL, *out = NULL;
-    int status = read_json(a->file, &in);
+    int status = cli_read_json(a->file, NULL, &in);
     if (status) return status;
     aw_error err;
     int rc = slim ? aw_snapshot_slim(aw_json_doc_root(in), &cfg, NULL, &out, &err)
@@ -90,26 +64,19 @@ static int snapshot_run(cli_args *a, int slim) {
         cli_report(cli_input_name(a->file), &err);
         status = CLI_REJECTED;
     } else {
-        status = print_doc(out);
+        status = cli_print_json(aw_json_doc_root(out));
     }
     aw_json_doc_free(out);
     aw_json_doc_free(in);
     return status;
 }
 
+static int snapshot_slim(cli_args *a) { return snapshot_run(a, 1); }
+static int snapshot_restore(cli_args *a) { return snapshot_run(a, 0); }
+
 int cli_snapshot(int argc, char **argv) {
-    if (argc < 1 || cli_is_help(argv[0])) {
-        fputs(snapshot_help, argc < 1 ? stderr : stdout);
-        return argc < 1 ? CLI_USAGE : CLI_OK;
-    }
-    cli_args a;
-    if (!strcmp(argv[0], "slim") || !strcmp(argv[0], "restore")) {
-        int slim = !strcmp(argv[0], "slim");
-        cli_args_init(&a, argc - 1, argv + 1, slim ? "snapshot slim" : "snapshot restore");
-        return snapshot_run(&a, slim);
-    }
-    fprintf(stderr, "agentwire snapshot: unknown command '%s'\nTry 'agentwire snapshot --help'.\n", argv[0]);
-    return CLI_USAGE;
+    static const cli_command commands[] = {{"slim", snapshot_slim}, {"restore", snapshot_restore}};
+    return cli_dispatch("snapshot", snapshot_help, commands, sizeof commands / sizeof commands[0], argc, argv);
 }
 
 /* ---- envelope ---------------------------------------------------------------- */

@@ -70,15 +70,8 @@ static int thread_encode(cli_args *a) {
 }
 
 static int thread_decode(cli_args *a) {
-    const char *opt;
-    while ((opt = cli_next_opt(a))) {
-        if (cli_is_help(opt)) {
-            fputs(thread_help, stdout);
-            return CLI_OK;
-        }
-        return cli_usage_error(a, "unknown option '%s'", opt);
-    }
-    if (cli_args_done(a)) return CLI_USAGE;
+    int usage = cli_no_options(a, thread_help);
+    if (usage >= 0) return usage;
     aw_buf in;
     aw_buf_init(&in, NULL);
     if (cli_read_input(a->file, &in)) {
@@ -110,19 +103,6 @@ static int thread_decode(cli_args *a) {
 }
 
 int cli_thread(int argc, char **argv) {
-    if (argc < 1 || cli_is_help(argv[0])) {
-        fputs(thread_help, argc < 1 ? stderr : stdout);
-        return argc < 1 ? CLI_USAGE : CLI_OK;
-    }
-    cli_args a;
-    if (strcmp(argv[0], "encode") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "thread encode");
-        return thread_encode(&a);
-    }
-    if (strcmp(argv[0], "decode") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "thread decode");
-        return thread_decode(&a);
-    }
-    fprintf(stderr, "agentwire thread: unknown command '%s'\nTry 'agentwire thread --help'.\n", argv[0]);
-    return CLI_USAGE;
+    static const cli_command commands[] = {{"encode", thread_encode}, {"decode", thread_decode}};
+    return cli_dispatch("thread", thread_help, commands, sizeof commands / sizeof commands[0], argc, argv);
 }

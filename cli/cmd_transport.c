@@ -95,22 +95,6 @@ static const char extract_help[] =
 
 /* ---- shared pieces -------------------------------------------------------- */
 
-/* Read and parse a JSON file; reports and returns nonzero on failure. */
-static int load_json(const char *path, aw_json_doc **out) {
-    aw_buf in;
-    aw_buf_init(&in, NULL);
-    *out = NULL;
-    if (cli_read_input(path, &in)) {
-        aw_buf_free(&in);
-        return -1;
-    }
-    aw_error err;
-    int rc = aw_json_parse(in.data, in.len, NULL, out, &err);
-    aw_buf_free(&in);
-    if (rc) cli_report(cli_input_name(path), &err);
-    return rc;
-}
-
 typedef struct tr_opts {
     const char *mode, *nonce, *prefix, *tools, *schema, *format;
     long turn, max_turns, max_calls;
@@ -219,7 +203,7 @@ static int session_open(const cli_args *a, const tr_opts *o, tr_session *s) {
     }
     aw_error err;
     if (o->tools) {
-        if (load_json(o->tools, &s->tools_doc)) return CLI_REJECTED;
+        if (cli_read_json(o->tools, NULL, &s->tools_doc)) return CLI_REJECTED;
         size_t n = 0;
         if (aw_tools_from_json(aw_json_doc_root(s->tools_doc), NULL, &s->defs, &n, &err)) {
             cli_report(cli_input_name(o->tools), &err);
@@ -229,7 +213,7 @@ static int session_open(const cli_args *a, const tr_opts *o, tr_session *s) {
         cfg.tool_count = n;
     }
     if (o->schema) {
-        if (load_json(o->schema, &s->schema_doc)) return CLI_REJECTED;
+        if (cli_read_json(o->schema, NULL, &s->schema_doc)) return CLI_REJECTED;
         cfg.final_schema = aw_json_doc_root(s->schema_doc);
     }
     s->t = aw_transport_new(&cfg, &err);
@@ -653,7 +637,7 @@ static int transport_extract(cli_args *a) {
         return rc;
     }
     aw_json_doc *native = NULL;
-    if (o.native_calls && load_json(o.native_calls, &native)) {
+    if (o.native_calls && cli_read_json(o.native_calls, NULL, &native)) {
         session_free(&s);
         return CLI_REJECTED;
     }
@@ -714,24 +698,7 @@ static int transport_extract(cli_args *a) {
 }
 
 int cli_transport(int argc, char **argv) {
-    if (argc < 1 || cli_is_help(argv[0])) {
-        fputs(transport_help, argc < 1 ? stderr : stdout);
-        return argc < 1 ? CLI_USAGE : CLI_OK;
-    }
-    const char *verb = argv[0];
-    cli_args a;
-    if (strcmp(verb, "next") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "transport next");
-        return transport_next(&a);
-    }
-    if (strcmp(verb, "past") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "transport past");
-        return transport_past(&a);
-    }
-    if (strcmp(verb, "extract") == 0) {
-        cli_args_init(&a, argc - 1, argv + 1, "transport extract");
-        return transport_extract(&a);
-    }
-    fprintf(stderr, "agentwire transport: unknown command '%s'\nTry 'agentwire transport --help'.\n", verb);
-    return CLI_USAGE;
+    static const cli_command commands[] = {
+        {"next", transport_next}, {"past", transport_past}, {"extract", transport_extract}};
+    return cli_dispatch("transport", transport_help, commands, sizeof commands / sizeof commands[0], argc, argv);
 }
