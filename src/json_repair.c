@@ -1,10 +1,11 @@
 /* Repair of broken JSON as language models write it.
  *
- * Two passes at most. First the strict reader: valid JSON is copied through
- * unchanged (steps 0). Otherwise one forward pass of a tolerant tokenizer
- * rewrites the text as compact JSON, token by token, with an explicit stack
- * of open containers (no recursion, at most AW_JSON_DEFAULT_MAX_DEPTH deep,
- * like the strict reader) and a single state for the innermost one.
+ * One forward pass of a tolerant tokenizer rewrites the text as compact
+ * JSON, token by token, with an explicit stack of open containers (no
+ * recursion, at most AW_JSON_DEFAULT_MAX_DEPTH deep, like the strict reader)
+ * and a single state for the innermost one. Only when that pass repaired
+ * nothing does the strict reader look at the text: valid JSON is then
+ * copied through unchanged (steps 0).
  *
  * Linear time: the few lookaheads (after a quote inside a string, to tell a
  * closing quote from one that should have been escaped; after a comma in a
@@ -1147,23 +1148,26 @@ static void after_value(rp *r) {
 
 /* ---- entry points ------------------------------------------------------- */
 
+/* Does the strict reader take the text? 1 yes, 0 no, -1 out of memory.
+ * Asked only when the walk changed nothing: a text the walk had to repair
+ * is never valid JSON (every step marks something the strict reader
+ * refuses; fuzz_json_repair checks that valid input comes back unchanged),
+ * so broken text costs one pass, not a failed strict parse first. */
+static int strict_json(const char *text, size_t len, const aw_allocator *alloc) {
+    aw_json_read_options ro = {alloc, 0, false};
+    aw_json_doc *doc = NULL;
+    int rc = aw_json_parse(text, len, &ro, &doc, NULL);
+    aw_json_doc_free(doc);
+    if (rc == AW_ENOMEM) return -1;
+    return rc == 0;
+}
+
 int aw_json_repair(const char *text, size_t len, const aw_allocator *alloc, aw_buf *out,
                    unsigned *steps, aw_error *err) {
     if (steps) *steps = 0;
     if (!out || (!text && len)) return aw__error_set(err, AW_EINVAL, "no input or output buffer");
     if (!text) text = "";
     aw_error_clear(err);
-
-    aw_json_read_options ro = {alloc, 0, false};
-    aw_json_doc *doc = NULL;
-    aw_error perr;
-    int rc = aw_json_parse(text, len, &ro, &doc, &perr);
-    if (rc == 0) {
-        aw_json_doc_free(doc);
-        if (aw_buf_append(out, text, len)) return aw__error_set(err, AW_ENOMEM, "out of memory");
-        return 0;
-    }
-    if (rc == AW_ENOMEM) return aw__error_set(err, AW_ENOMEM, "out of memory");
 
     /* about 2 KiB of state, the container stack included: no allocation */
     rp st;
@@ -1195,9 +1199,21 @@ int aw_json_repair(const char *text, size_t len, const aw_allocator *alloc, aw_b
                                 "nesting deeper than %d levels", MAX_DEPTH);
         return aw__error_set(err, AW_ENOMEM, "out of memory");
     }
+    if (!r->steps) { /* nothing to repair: the text may be valid JSON as it is */
+        int valid = strict_json(text, len, alloc);
+        if (valid != 0) {
+            out->len = mark;
+            if (out->data) out->data[mark] = '\0';
+            if (valid < 0) return aw__error_set(err, AW_ENOMEM, "out of memory");
+            if (aw_buf_append(out, text, len)) return aw__error_set(err, AW_ENOMEM, "out of memory");
+            return 0;
+        }
+        /* the strict reader refused it all the same (\ud800, say): the
+         * rewrite stands, and something was changed */
+        r->steps = AW_REPAIR_SURROUNDING_TEXT;
+    }
     out->data[out->len] = '\0';
-    /* the strict reader refused the text, so something was changed */
-    if (steps) *steps = r->steps ? r->steps : AW_REPAIR_SURROUNDING_TEXT;
+    if (steps) *steps = r->steps;
     return 0;
 }
 

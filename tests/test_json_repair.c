@@ -470,13 +470,18 @@ typedef struct alloc_case {
     aw_buf ref;
 } alloc_case;
 
+/* What the caller had in the output buffer: 63 bytes, so that the buffer
+ * (64 bytes at first) is full and any output needs an allocation. */
+#define KEEP "what the caller had in this buffer: left as it was on a failure"
+#define KEEP_LEN (sizeof KEEP - 1)
+
 /* One run under the failing allocator: 0 when the result is the reference
  * one, AW_ENOMEM (with the output buffer as it was) when memory ran out. */
 static int repair_with(const aw_allocator *a, void *ctx) {
     alloc_case *c = ctx;
     aw_buf out;
     aw_buf_init(&out, a);
-    if (aw_buf_append_str(&out, "keep")) {
+    if (aw_buf_append_str(&out, KEEP)) {
         aw_buf_free(&out);
         return AW_ENOMEM;
     }
@@ -485,15 +490,15 @@ static int repair_with(const aw_allocator *a, void *ctx) {
     int rc = aw_json_repair(c->in, strlen(c->in), a, &out, &steps, &err);
     if (rc == AW_ENOMEM) {
         assert_int_equal(err.code, AW_ENOMEM);
-        assert_int_equal(out.len, 4);
-        assert_string_equal(out.data, "keep");
+        assert_int_equal(out.len, KEEP_LEN);
+        assert_string_equal(out.data, KEEP);
         assert_int_equal(steps, 0);
     } else {
         assert_int_equal(rc, c->ref_rc);
         if (rc == 0) {
             assert_int_equal(steps, c->ref_steps);
-            assert_int_equal(out.len, c->ref.len + 4);
-            assert_memory_equal(out.data + 4, c->ref.data, c->ref.len);
+            assert_int_equal(out.len, c->ref.len + KEEP_LEN);
+            assert_memory_equal(out.data + KEEP_LEN, c->ref.data, c->ref.len);
         }
         rc = 0;
     }
@@ -516,7 +521,9 @@ static void test_alloc_failures(void **state) {
         aw_buf_init(&c.ref, NULL);
         c.ref_rc = aw_json_repair(c.in, strlen(c.in), NULL, &c.ref, &c.ref_steps, NULL);
         long calls = aw_failalloc_run(repair_with, &c, 0);
-        assert_true(calls > 1);
+        /* beyond the caller's own buffer, a repair allocates (its output);
+         * text with no value in it is refused without allocating */
+        assert_true(calls > 1 || c.ref_rc != 0);
         aw_buf_free(&c.ref);
     }
 }
