@@ -163,7 +163,19 @@ static inline size_t ellipsis_at(const unsigned char *s, size_t n, size_t i) {
 }
 
 static inline int fence_at(const unsigned char *s, size_t n, size_t i) {
-    return i + 2 < n && s[i] == '`' && s[i + 1] == '`' && s[i + 2] == '`';
+    return s[i] == '`' && i + 2 < n && s[i + 1] == '`' && s[i + 2] == '`';
+}
+
+/* The first fence at or after i, else n. */
+static size_t next_fence(const unsigned char *s, size_t n, size_t i) {
+    while (i < n) {
+        const unsigned char *p = memchr(s + i, '`', n - i);
+        if (!p) return n;
+        i = (size_t)(p - s);
+        if (fence_at(s, n, i)) return i;
+        i++;
+    }
+    return n;
 }
 
 /* Unicode spaces JSON does not allow between tokens. */
@@ -1010,19 +1022,14 @@ static size_t skip_fence(rp *r, size_t i) {
 static size_t fence_end(const rp *r, size_t from) {
     const unsigned char *s = r->s;
     size_t n = r->full, last = n;
-    int line_start = 0;
-    for (size_t i = from; i < n; i++) {
-        unsigned char c = s[i];
-        if (c == '\n') {
-            line_start = 1;
-        } else if (c == '`' && fence_at(s, n, i)) {
-            if (line_start) return i;
-            last = i;
-            while (i + 1 < n && s[i + 1] == '`') i++;
-            line_start = 0;
-        } else if (c != ' ' && c != '\t' && c != '\r') {
-            line_start = 0;
-        }
+    for (size_t i = next_fence(s, n, from); i < n; i = next_fence(s, n, i)) {
+        /* blanks back to a newline after from: the fence starts a line
+         * (each blank is looked at once: the next fence is further on) */
+        size_t b = i;
+        while (b > from && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) b--;
+        if (b > from && s[b - 1] == '\n') return i;
+        last = i;
+        while (i < n && s[i] == '`') i++;
     }
     return last;
 }
@@ -1066,8 +1073,7 @@ static int find_start(rp *r) {
     /* prose first: the value is most likely inside a fence, if there is one */
     size_t from = r->i;
     if (!(r->steps & AW_REPAIR_CODE_FENCE)) {
-        size_t fence = from;
-        while (fence < n && !(s[fence] == '`' && fence_at(s, n, fence))) fence++;
+        size_t fence = next_fence(s, n, from);
         if (fence < n) {
             unsigned steps0 = r->steps;
             open_fence(r, fence);
