@@ -75,6 +75,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "internal/errors.h"
 #include "internal/json.h"
 #include "internal/utf8.h"
@@ -229,6 +233,38 @@ static inline void put1(rp *r, char c) {
     else if (!r->rc && aw_buf_putc(o, c)) r->rc = AW_ENOMEM;
 }
 
+/* Copy the run of plain bytes (plain_tab) at s[i..n) to the output and
+ * return where it ends. With SSE2, 16 bytes at a time: each block is
+ * stored whole while the output has room, and only the plain part of it
+ * counted; the scalar loop takes the tail and a nearly full output. */
+static inline size_t copy_plain(rp *r, const unsigned char *s, size_t i, size_t n) {
+#if defined(__SSE2__)
+    aw_buf *o = r->out;
+    const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bq = _mm_set1_epi8('`');
+    const __m128i bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(' ');
+    while (i + 16 <= n && o->cap - o->len > 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        /* signed compare: below ' ' are the controls and bytes >= 0x80 */
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)),
+                                    _mm_or_si128(_mm_cmpeq_epi8(v, bq), _mm_cmpeq_epi8(v, bs)));
+        stop = _mm_or_si128(stop, _mm_cmplt_epi8(v, space));
+        unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+        _mm_storeu_si128((__m128i *)(o->data + o->len), v);
+        if (mask) {
+            unsigned k = (unsigned)__builtin_ctz(mask);
+            o->len += k;
+            return i + k;
+        }
+        o->len += 16;
+        i += 16;
+    }
+#endif
+    size_t run = i;
+    while (i < n && plain_tab[s[i]]) i++;
+    if (i > run) put(r, s + run, i - run);
+    return i;
+}
+
 /* text as a JSON string */
 static void put_string(rp *r, const unsigned char *p, size_t n) {
     size_t k = 0;
@@ -246,9 +282,12 @@ static void put_string(rp *r, const unsigned char *p, size_t n) {
 
 /* ---- skipping ----------------------------------------------------------- */
 
+static void skip_space_rest(rp *r, size_t i);
+
 /* Skip whitespace, comments and stray bytes that can never start a token:
- * other control characters, bytes that are not UTF-8, Unicode spaces. */
-static void skip_space(rp *r) {
+ * other control characters, bytes that are not UTF-8, Unicode spaces.
+ * Inline for the usual case, a few spaces or a newline before a token. */
+static inline void skip_space(rp *r) {
     const unsigned char *s = r->s;
     size_t n = r->n, i = r->i;
     while (i < n && (s[i] == ' ' || s[i] == '\n')) i++;
@@ -256,6 +295,12 @@ static void skip_space(rp *r) {
         r->i = i;
         return;
     }
+    skip_space_rest(r, i);
+}
+
+static void skip_space_rest(rp *r, size_t i) {
+    const unsigned char *s = r->s;
+    size_t n = r->n;
     for (;;) {
         while (i < n && is_ws(s[i])) i++;
         if (i >= n) break;
@@ -409,6 +454,16 @@ static int quote_ends_string(const rp *r, size_t j, int key) {
     return 0;
 }
 
+/* quote_ends_string, with the usual case first: a delimiter right after
+ * the quote. */
+static inline int quote_ends(const rp *r, size_t j, int key) {
+    if (j < r->n) {
+        unsigned char c = r->s[j];
+        if (c == ',' || c == ':' || c == '}' || c == ']') return 1;
+    }
+    return quote_ends_string(r, j, key);
+}
+
 static int closers_match(const rp *r, size_t p, size_t end) {
     size_t level = r->depth;
     for (size_t i = p; i < end; i++) {
@@ -503,18 +558,17 @@ static void parse_string(rp *r, int q, size_t qlen, int key) {
     if (q != Q_DOUBLE) r->steps |= AW_REPAIR_SINGLE_QUOTES;
     put1(r, '"');
     while (!r->rc) {
-        size_t run = i;
         for (;;) {
-            while (i < n && plain_tab[s[i]]) i++;
+            i = copy_plain(r, s, i, n);
             if (i >= n || s[i] < 0x80) break;
             size_t l = aw__utf8_seq_len(s + i, n - i);
             if (l == 0 || (curly && l == 3 && s[i] == 0xE2 && s[i + 1] == 0x80 &&
                            (s[i + 2] == 0x98 || s[i + 2] == 0x99 || s[i + 2] == 0x9C ||
                             s[i + 2] == 0x9D)))
                 break;
+            put(r, s + i, l);
             i += l;
         }
-        if (i > run) put(r, s + run, i - run);
         if (i >= n) {
             string_at_end(r, start, steps0, nctrl0);
             return;
@@ -523,7 +577,7 @@ static void parse_string(rp *r, int q, size_t qlen, int key) {
         size_t ql;
         int k = quote_at(s, n, i, &ql);
         if (k != Q_NONE && k == q) {
-            if (quote_ends_string(r, i + ql, key)) {
+            if (quote_ends(r, i + ql, key)) {
                 put1(r, '"');
                 r->i = i + ql;
                 return;
@@ -916,6 +970,12 @@ static void step(rp *r) {
             separate(r);
             parse_string(r, q, ql, 1);
             r->state = S_COLON;
+            if (r->i < n && s[r->i] == ':') { /* the usual next step, taken here */
+                put1(r, ':');
+                r->i++;
+                r->state = S_VALUE;
+                r->after_comma = 0;
+            }
         } else if (c == ':' || c == '{' || c == '[' || c == '=' || c == ')' || c == ';') {
             skip_stray(r);
         } else {
