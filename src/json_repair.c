@@ -96,6 +96,8 @@ typedef struct rp {
     size_t full;  /* end of the whole text */
     size_t i;
     aw_buf *out;
+    char *o;         /* where the next output byte goes (out->len is set at the end) */
+    char *oend;      /* out's last byte, kept for the terminating NUL */
     unsigned steps;
     int rc;          /* AW_ENOMEM or AW_ELIMIT once something failed */
     size_t nctrl;    /* control characters escaped so far */
@@ -167,7 +169,7 @@ static inline size_t ellipsis_at(const unsigned char *s, size_t n, size_t i) {
 }
 
 static inline int fence_at(const unsigned char *s, size_t n, size_t i) {
-    return s[i] == '`' && i + 2 < n && s[i + 1] == '`' && s[i + 2] == '`';
+    return i + 2 < n && s[i] == '`' && s[i + 1] == '`' && s[i + 2] == '`';
 }
 
 /* The first fence at or after i, else n. */
@@ -214,55 +216,116 @@ static const char *keyword(const unsigned char *s, size_t len, int *foreign) {
 
 /* ---- output ------------------------------------------------------------- */
 
-/* The fast paths write without the terminating NUL, which aw_json_repair
- * adds once at the end (aw_buf keeps room for it). After a failure the
- * output is thrown away, so writes may go on harmlessly. */
-static inline void put(rp *r, const void *p, size_t n) {
-    aw_buf *o = r->out;
-    if (o->cap - o->len > n) {
-        memcpy(o->data + o->len, p, n);
-        o->len += n;
-    } else if (!r->rc && aw_buf_append(o, p, n)) {
+/* The output is written through r->o, which out->len catches up with only
+ * when out has to grow and at the end, where aw_json_repair adds the
+ * terminating NUL (r->oend keeps room for it). After a failure the output
+ * is thrown away, so writes may go on harmlessly. */
+static inline size_t out_len(const rp *r) { return (size_t)(r->o - r->out->data); }
+
+static inline void out_sync(rp *r) { r->out->len = out_len(r); }
+
+static inline void out_load(rp *r) {
+    r->o = r->out->data + r->out->len;
+    r->oend = r->out->data + r->out->cap - 1;
+}
+
+/* Room for n more bytes; 0 when there is, else AW_ENOMEM is set (or was). */
+static int out_grow(rp *r, size_t n) {
+    if (r->rc) return -1;
+    out_sync(r);
+    if (aw_buf_reserve(r->out, n)) {
         r->rc = AW_ENOMEM;
+        return -1;
     }
+    out_load(r);
+    return 0;
+}
+
+static inline void put(rp *r, const void *p, size_t n) {
+    if ((size_t)(r->oend - r->o) < n && out_grow(r, n)) return;
+    memcpy(r->o, p, n);
+    r->o += n;
 }
 
 static inline void put1(rp *r, char c) {
-    aw_buf *o = r->out;
-    if (o->cap - o->len > 1) o->data[o->len++] = c;
-    else if (!r->rc && aw_buf_putc(o, c)) r->rc = AW_ENOMEM;
+    if (r->o >= r->oend && out_grow(r, 1)) return;
+    *r->o++ = c;
 }
 
-/* Copy the run of plain bytes (plain_tab) at s[i..n) to the output and
- * return where it ends. With SSE2, 16 bytes at a time: each block is
- * stored whole while the output has room, and only the plain part of it
- * counted; the scalar loop takes the tail and a nearly full output. */
-static inline size_t copy_plain(rp *r, const unsigned char *s, size_t i, size_t n) {
-#if defined(__SSE2__)
-    aw_buf *o = r->out;
-    const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bq = _mm_set1_epi8('`');
-    const __m128i bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(' ');
-    while (i + 16 <= n && o->cap - o->len > 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-        /* signed compare: below ' ' are the controls and bytes >= 0x80 */
-        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)),
-                                    _mm_or_si128(_mm_cmpeq_epi8(v, bq), _mm_cmpeq_epi8(v, bs)));
-        stop = _mm_or_si128(stop, _mm_cmplt_epi8(v, space));
-        unsigned mask = (unsigned)_mm_movemask_epi8(stop);
-        _mm_storeu_si128((__m128i *)(o->data + o->len), v);
-        if (mask) {
-            unsigned k = (unsigned)__builtin_ctz(mask);
-            o->len += k;
-            return i + k;
-        }
-        o->len += 16;
-        i += 16;
+/* Length of the UTF-8 sequence at p (n bytes there, p[0] >= 0x80) that a
+ * string keeps as it is: 0 for bytes that are not UTF-8 and, in a string
+ * opened by a curly quote (curly), for the curly quotes that may close it.
+ * The usual 2- and 3-byte forms are checked here; the rest by
+ * aw__utf8_seq_len. */
+static inline size_t text_seq_len(const unsigned char *p, size_t n, int curly) {
+    unsigned char c = p[0];
+    if (c >= 0xC2 && c <= 0xDF && n >= 2 && (p[1] & 0xC0) == 0x80) return 2;
+    if (c >= 0xE1 && c <= 0xEF && c != 0xED && n >= 3 && (p[1] & 0xC0) == 0x80 &&
+        (p[2] & 0xC0) == 0x80) {
+        if (curly && c == 0xE2 && p[1] == 0x80 &&
+            (p[2] == 0x98 || p[2] == 0x99 || p[2] == 0x9C || p[2] == 0x9D))
+            return 0;
+        return 3;
     }
+    return aw__utf8_seq_len(p, n);
+}
+
+/* put for the 1 to 4 bytes of a UTF-8 sequence, without a call to memcpy. */
+static inline void put_seq(rp *r, const unsigned char *p, size_t l) {
+    if (r->oend - r->o >= 4) {
+        char *d = r->o;
+        for (size_t k = 0; k < l; k++) d[k] = (char)p[k];
+        r->o = d + l;
+    } else {
+        put(r, p, l);
+    }
+}
+
+/* Copy the text at s[i..n) that a string keeps as it is (plain bytes and
+ * UTF-8, see text_seq_len) to the output; return where it ends: at the end,
+ * or at a byte that needs a decision (a quote, a backslash, a control
+ * character, a byte that is not UTF-8). With SSE2, 16 bytes at a time:
+ * each block is stored whole while the output has room, and only the part
+ * before its first byte that is not plain counted; the scalar loop takes
+ * the tail and a nearly full output. */
+static inline size_t copy_text(rp *r, const unsigned char *s, size_t i, size_t n, int curly) {
+    for (;;) {
+#if defined(__SSE2__)
+        /* locals: stores through d cannot change them, as they could r->o */
+        char *d = r->o, *dend = r->oend;
+        const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bq = _mm_set1_epi8('`');
+        const __m128i bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(' ');
+        while (i + 16 <= n && dend - d >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+            /* signed compare: below ' ' are the controls and bytes >= 0x80 */
+            __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)),
+                                        _mm_or_si128(_mm_cmpeq_epi8(v, bq), _mm_cmpeq_epi8(v, bs)));
+            stop = _mm_or_si128(stop, _mm_cmplt_epi8(v, space));
+            unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+            _mm_storeu_si128((__m128i *)d, v);
+            if (mask) {
+                unsigned k = (unsigned)__builtin_ctz(mask);
+                r->o = d + k;
+                i += k;
+                goto decide;
+            }
+            d += 16;
+            i += 16;
+        }
+        r->o = d;
 #endif
-    size_t run = i;
-    while (i < n && plain_tab[s[i]]) i++;
-    if (i > run) put(r, s + run, i - run);
-    return i;
+        size_t run = i;
+        while (i < n && plain_tab[s[i]]) i++;
+        if (i > run) put(r, s + run, i - run);
+#if defined(__SSE2__)
+    decide:
+#endif
+        if (i >= n || s[i] < 0x80) return i;
+        size_t l = text_seq_len(s + i, n - i, curly);
+        if (l == 0) return i;
+        put_seq(r, s + i, l);
+        i += l;
+    }
 }
 
 /* text as a JSON string */
@@ -273,8 +336,10 @@ static void put_string(rp *r, const unsigned char *p, size_t n) {
         put1(r, '"');
         put(r, p, n);
         put1(r, '"');
-    } else if (!r->rc && aw_json_write_string(r->out, (const char *)p, n)) {
-        r->rc = AW_ENOMEM;
+    } else if (!r->rc) {
+        out_sync(r);
+        if (aw_json_write_string(r->out, (const char *)p, n)) r->rc = AW_ENOMEM;
+        out_load(r);
     }
 }
 
@@ -494,9 +559,8 @@ static void string_at_end(rp *r, size_t start, unsigned steps0, size_t nctrl0) {
     /* at a closing fence, blanks before it are layout, not text */
     int fenced = r->n < r->full;
     if ((closers || fenced) && !r->rc && (p == start || s[p - 1] != '\\') &&
-        closers_match(r, p, r->n) && cut <= r->out->len) {
-        r->out->len -= cut;
-        r->out->data[r->out->len] = '\0';
+        closers_match(r, p, r->n) && cut <= out_len(r)) {
+        r->o -= cut;
         r->i = p;
         /* the only control characters of the string were cut off */
         if (!(steps0 & AW_REPAIR_CONTROL_CHARS) && r->nctrl - nctrl0 == ctrl)
@@ -558,17 +622,7 @@ static void parse_string(rp *r, int q, size_t qlen, int key) {
     if (q != Q_DOUBLE) r->steps |= AW_REPAIR_SINGLE_QUOTES;
     put1(r, '"');
     while (!r->rc) {
-        for (;;) {
-            i = copy_plain(r, s, i, n);
-            if (i >= n || s[i] < 0x80) break;
-            size_t l = aw__utf8_seq_len(s + i, n - i);
-            if (l == 0 || (curly && l == 3 && s[i] == 0xE2 && s[i + 1] == 0x80 &&
-                           (s[i + 2] == 0x98 || s[i + 2] == 0x99 || s[i + 2] == 0x9C ||
-                            s[i + 2] == 0x9D)))
-                break;
-            put(r, s + i, l);
-            i += l;
-        }
+        i = copy_text(r, s, i, n, curly);
         if (i >= n) {
             string_at_end(r, start, steps0, nctrl0);
             return;
@@ -583,8 +637,8 @@ static void parse_string(rp *r, int q, size_t qlen, int key) {
                 return;
             }
             size_t pc = key ? SIZE_MAX : comma_before_key(r, start, i, ql, q);
-            if (pc != SIZE_MAX && !r->rc && r->out->len >= i - pc) {
-                r->out->len -= i - pc; /* the comma and spaces written */
+            if (pc != SIZE_MAX && !r->rc && out_len(r) >= i - pc) {
+                r->o -= i - pc; /* the comma and spaces written */
                 put1(r, '"');
                 r->steps |= AW_REPAIR_UNCLOSED;
                 r->i = pc;
@@ -854,22 +908,18 @@ static void parse_value(rp *r) {
     }
     if ((q = quote_at(s, n, i, &ql)) != Q_NONE) {
         before_value(r);
-        size_t mark = r->out->len;
+        size_t mark = out_len(r);
         parse_string(r, q, ql, 0);
         if (in_object(r) && !r->rc) {
             /* {"a": "b": 1}: "b" is the next key and a's value is missing */
             size_t j = r->i;
             while (j < n && is_ws(s[j])) j++;
             if (j < n && s[j] == ':') {
-                aw_buf *o = r->out;
-                if (aw_buf_reserve(o, 5)) {
-                    r->rc = AW_ENOMEM;
-                    return;
-                }
-                memmove(o->data + mark + 5, o->data + mark, o->len - mark);
-                memcpy(o->data + mark, "null,", 5);
-                o->len += 5;
-                o->data[o->len] = '\0';
+                if (r->oend - r->o < 5 && out_grow(r, 5)) return;
+                char *m = r->out->data + mark;
+                memmove(m + 5, m, (size_t)(r->o - m));
+                memcpy(m, "null,", 5);
+                r->o += 5;
                 r->steps |= AW_REPAIR_MISSING_VALUE;
                 r->state = S_COLON;
                 return;
@@ -1022,7 +1072,7 @@ static void walk(rp *r) {
     while (!r->rc && !r->done) {
         if (r->i >= r->n || r->s[r->i] <= ' ' || r->s[r->i] >= 0x7F || r->s[r->i] == '/') skip_space(r);
         if (r->i >= r->n) break;
-        if (fence_at(r->s, r->n, r->i)) { /* a closing fence ends the value */
+        if (r->s[r->i] == '`' && fence_at(r->s, r->n, r->i)) { /* a closing fence ends the value */
             r->n = r->i;
             break;
         }
@@ -1250,7 +1300,11 @@ int aw_json_repair(const char *text, size_t len, const aw_allocator *alloc, aw_b
     /* room for the usual case: output about the size of the input */
     if (aw_buf_reserve(out, len - r->i + 16)) r->rc = AW_ENOMEM;
     r->state = S_VALUE;
-    if (!r->rc) walk(r);
+    if (!r->rc) {
+        out_load(r);
+        walk(r);
+        out_sync(r);
+    }
     if (!r->rc && !r->done) { /* only stray bytes where the value seemed to be */
         out->len = mark;
         if (out->data) out->data[mark] = '\0';
