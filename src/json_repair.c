@@ -85,6 +85,13 @@
 
 #define MAX_DEPTH AW_JSON_DEFAULT_MAX_DEPTH
 
+/* Forced inline for the fast lane's string copy, used in two places. */
+#if defined(__GNUC__)
+#define HOT inline __attribute__((always_inline))
+#else
+#define HOT inline
+#endif
+
 enum { S_VALUE, S_KEY, S_COLON, S_AFTER };
 
 /* Quote kinds. */
@@ -521,11 +528,10 @@ static int quote_ends_string(const rp *r, size_t j, int key) {
 
 /* quote_ends_string, with the usual case first: a delimiter right after
  * the quote. */
+static inline int delimiter(unsigned char c) { return c == ',' || c == ':' || c == '}' || c == ']'; }
+
 static inline int quote_ends(const rp *r, size_t j, int key) {
-    if (j < r->n) {
-        unsigned char c = r->s[j];
-        if (c == ',' || c == ':' || c == '}' || c == ']') return 1;
-    }
+    if (j < r->n && delimiter(r->s[j])) return 1;
     return quote_ends_string(r, j, key);
 }
 
@@ -950,6 +956,243 @@ static void parse_value(rp *r) {
     value_done(r);
 }
 
+/* ---- the fast lane ------------------------------------------------------ */
+
+/* Most of what models write is JSON already. The fast lane takes such
+ * tokens, whole, with the position and the output in locals: exactly what
+ * step() would do with them, and nothing else. At the first token it does
+ * not take it stops, undoing nothing but that token's own partial output,
+ * and step() goes on from there; the walk tries the lane again after each
+ * step. The tokens it takes, in the states step() would see them in:
+ *  - blanks (space, tab, CR, LF) between tokens;
+ *  - after a value: ',' and the closer of the innermost container;
+ *  - where a key belongs: a "plain string" (below) and then ':', or '}';
+ *  - where a value belongs: '{', '[', a plain string (not followed by ':'
+ *    in an object), a number in JSON's own form, true, false, null, and
+ *    ']' closing an array;
+ *  - a plain string: double quotes, text, UTF-8, valid escapes, closed by
+ *    a quote that blanks and a delimiter or newline (or the end) follow.
+ * Each of them copies its bytes as they are, so the lane writes at most
+ * one byte more than it reads (a comma before an item whose ',' was read
+ * before the lane began); it starts only with room for the rest of the
+ * input and a 16-byte block, so it writes without checks. */
+
+/* A plain string at s[i] (a double quote): copies it to *po and returns
+ * where it ends, past the closing quote; 0 when it is not plain (what was
+ * written past the old *po is then to be ignored). */
+static HOT size_t lane_string(const unsigned char *s, size_t i, size_t n, char **po) {
+    char *o = *po;
+    *o++ = '"';
+    i++;
+    for (;;) {
+#if defined(__SSE2__)
+        const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bq = _mm_set1_epi8('`');
+        const __m128i bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(' ');
+        while (i + 16 <= n) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+            __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)),
+                                        _mm_or_si128(_mm_cmpeq_epi8(v, bq), _mm_cmpeq_epi8(v, bs)));
+            stop = _mm_or_si128(stop, _mm_cmplt_epi8(v, space));
+            unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+            _mm_storeu_si128((__m128i *)o, v);
+            if (mask) {
+                unsigned k = (unsigned)__builtin_ctz(mask);
+                o += k;
+                i += k;
+                break;
+            }
+            o += 16;
+            i += 16;
+        }
+#endif
+        while (i < n && plain_tab[s[i]]) *o++ = (char)s[i++];
+        if (i >= n) return 0;
+        unsigned char c = s[i];
+        if (c == '"') { /* the end when a delimiter follows, as quote_ends_string says */
+            size_t j = i + 1;
+            while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r')) j++;
+            if (j < n && !delimiter(s[j]) && s[j] != '\n') return 0;
+            *o++ = '"';
+            *po = o;
+            return i + 1;
+        }
+        if (c == '\'' || c == '`') { /* another kind of quote: text */
+            *o++ = (char)c;
+            i++;
+        } else if (c == '\\') {
+            size_t l = 0;
+            if (i + 1 < n) {
+                unsigned char e = s[i + 1];
+                if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
+                    e == 't')
+                    l = 2;
+                else if (e == 'u' && i + 5 < n && is_hex(s[i + 2]) && is_hex(s[i + 3]) &&
+                         is_hex(s[i + 4]) && is_hex(s[i + 5]))
+                    l = 6;
+            }
+            if (!l) return 0;
+            for (size_t k = 0; k < l; k++) *o++ = (char)s[i + k];
+            i += l;
+        } else if (c >= 0x80) {
+            size_t l = text_seq_len(s + i, n - i, 0);
+            if (!l) return 0;
+            for (size_t k = 0; k < l; k++) *o++ = (char)s[i + k];
+            i += l;
+        } else {
+            return 0; /* a control character */
+        }
+    }
+}
+
+/* A number in JSON's own form at s[i], which a blank or a delimiter (or
+ * the end) follows: its end, else 0. parse_number writes it as it is. */
+static inline size_t lane_number(const unsigned char *s, size_t i, size_t n) {
+    size_t j = i + (s[i] == '-');
+    if (j >= n || !is_digit(s[j])) return 0;
+    if (s[j] == '0') j++;
+    else
+        while (j < n && is_digit(s[j])) j++;
+    if (j < n && s[j] == '.') {
+        if (++j >= n || !is_digit(s[j])) return 0;
+        while (j < n && is_digit(s[j])) j++;
+    }
+    if (j < n && (s[j] | 0x20) == 'e') {
+        if (++j < n && (s[j] == '+' || s[j] == '-')) j++;
+        if (j >= n || !is_digit(s[j])) return 0;
+        while (j < n && is_digit(s[j])) j++;
+    }
+    if (j < n && !(is_ws(s[j]) || s[j] == ',' || s[j] == '}' || s[j] == ']')) return 0;
+    return j;
+}
+
+/* true, false or null at s[i], not followed by a letter, digit or '-': its
+ * end, else 0. */
+static inline size_t lane_literal(const unsigned char *s, size_t i, size_t n) {
+    size_t l = 0;
+    if (n - i >= 4 && memcmp(s + i, "true", 4) == 0) l = 4;
+    else if (n - i >= 4 && memcmp(s + i, "null", 4) == 0) l = 4;
+    else if (n - i >= 5 && memcmp(s + i, "false", 5) == 0) l = 5;
+    if (!l || (i + l < n && (is_ident(s[i + l]) || s[i + l] == '-'))) return 0;
+    return i + l;
+}
+
+/* Copy s[i..end) to o, a number or a literal: one 16-byte block when it
+ * fits and the text goes on that far (the lane has room for the block). */
+static inline char *lane_copy(char *o, const unsigned char *s, size_t i, size_t end, size_t full) {
+#if defined(__SSE2__)
+    if (end - i <= 16 && i + 16 <= full) {
+        _mm_storeu_si128((__m128i *)o, _mm_loadu_si128((const __m128i *)(s + i)));
+        return o + (end - i);
+    }
+#endif
+    memcpy(o, s + i, end - i);
+    return o + (end - i);
+}
+
+/* Take what the lane can from r->i on; 1 when it took a token (so the walk
+ * knows input was consumed by a step), else 0. */
+static int fast_lane(rp *r) {
+    const unsigned char *s = r->s;
+    size_t n = r->n, i = r->i;
+    if (r->esc_open) return 0; /* the next string opened with \" */
+    if ((size_t)(r->oend - r->o) < n - i + 32 && out_grow(r, n - i + 32)) return 0;
+    char *o = r->o;
+    int state = r->state, after_comma = r->after_comma, took = 0;
+    for (;;) {
+        while (i < n && s[i] <= ' ' && is_ws(s[i])) i++;
+        if (i >= n) break;
+        unsigned char c = s[i];
+        size_t d = r->depth, end;
+        int in_obj = d && r->kind[d - 1] == '{';
+        if (c == '}' || c == ']') {
+            /* the closer of the innermost container, with close_top's steps */
+            unsigned char want = c == '}' ? '{' : '[';
+            if (!d || r->kind[d - 1] != want || state == S_COLON || (state == S_VALUE && in_obj)) break;
+            if (state != S_AFTER && after_comma) r->steps |= AW_REPAIR_TRAILING_COMMA;
+            *o++ = (char)c;
+            i++;
+            r->depth = --d;
+            if (want == '{') r->open_obj--;
+            else r->open_arr--;
+            after_comma = 0;
+            took = 1;
+            if (!d) {
+                r->done = 1;
+                break;
+            }
+            state = S_AFTER;
+            continue;
+        }
+        if (state == S_AFTER) {
+            if (c != ',') break;
+            i++;
+            state = in_obj ? S_KEY : S_VALUE;
+            after_comma = 1;
+        } else if (state == S_COLON) {
+            if (c != ':') break;
+            *o++ = ':';
+            i++;
+            state = S_VALUE;
+            after_comma = 0;
+        } else if (state == S_KEY) {
+            if (c != '"') break;
+            char *o0 = o;
+            if (r->has[d - 1]) *o++ = ',';
+            if (!(end = lane_string(s, i, n, &o))) {
+                o = o0;
+                break;
+            }
+            r->has[d - 1] = 1;
+            i = end;
+            state = S_COLON;
+        } else if (c == '{' || c == '[') { /* S_VALUE from here on */
+            if (d >= MAX_DEPTH) break;
+            if (d && !in_obj) {
+                if (r->has[d - 1]) *o++ = ',';
+                r->has[d - 1] = 1;
+            }
+            *o++ = (char)c;
+            r->kind[d] = c;
+            r->has[d] = 0;
+            r->depth = d + 1;
+            if (c == '{') r->open_obj++;
+            else r->open_arr++;
+            state = c == '{' ? S_KEY : S_VALUE;
+            after_comma = 0;
+            i++;
+        } else { /* a string, a number or a literal in a container */
+            if (!d) break;
+            char *o0 = o;
+            if (!in_obj && r->has[d - 1]) *o++ = ',';
+            if (c == '"') {
+                end = lane_string(s, i, n, &o);
+                if (end && in_obj) { /* {"a": "b": 1} is for step() */
+                    size_t j = end;
+                    while (j < n && is_ws(s[j])) j++;
+                    if (j < n && s[j] == ':') end = 0;
+                }
+            } else {
+                end = is_digit(c) || c == '-' ? lane_number(s, i, n) : lane_literal(s, i, n);
+                if (end) o = lane_copy(o, s, i, end, r->full);
+            }
+            if (!end) {
+                o = o0;
+                break;
+            }
+            if (!in_obj) r->has[d - 1] = 1;
+            i = end;
+            state = S_AFTER;
+            after_comma = 0;
+        }
+        took = 1;
+    }
+    r->i = i;
+    r->o = o;
+    r->state = state;
+    r->after_comma = after_comma;
+    return took;
+}
+
 /* ---- the walk ----------------------------------------------------------- */
 
 static void step(rp *r) {
@@ -1070,6 +1313,8 @@ static void step(rp *r) {
 static void walk(rp *r) {
     size_t stall = 0;
     while (!r->rc && !r->done) {
+        if (fast_lane(r)) stall = 0; /* it took tokens: steps that consumed input */
+        if (r->rc || r->done) break;
         if (r->i >= r->n || r->s[r->i] <= ' ' || r->s[r->i] >= 0x7F || r->s[r->i] == '/') skip_space(r);
         if (r->i >= r->n) break;
         if (r->s[r->i] == '`' && fence_at(r->s, r->n, r->i)) { /* a closing fence ends the value */
