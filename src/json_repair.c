@@ -138,6 +138,9 @@ static const unsigned char plain_tab[256] = {
 #undef R
 };
 
+/* The blanks JSON allows between tokens (is_ws), as a table for the lane. */
+static const unsigned char ws_tab[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
+
 static inline int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 static inline int is_alpha(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
@@ -986,12 +989,12 @@ static HOT size_t lane_string(const unsigned char *s, size_t i, size_t n, char *
     i++;
     for (;;) {
 #if defined(__SSE2__)
-        const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bq = _mm_set1_epi8('`');
-        const __m128i bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(' ');
+        /* ' and ` are text here: the block stops at ", \, controls and
+         * bytes >= 0x80 only */
+        const __m128i dq = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(' ');
         while (i + 16 <= n) {
             __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-            __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)),
-                                        _mm_or_si128(_mm_cmpeq_epi8(v, bq), _mm_cmpeq_epi8(v, bs)));
+            __m128i stop = _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, bs));
             stop = _mm_or_si128(stop, _mm_cmplt_epi8(v, space));
             unsigned mask = (unsigned)_mm_movemask_epi8(stop);
             _mm_storeu_si128((__m128i *)o, v);
@@ -1089,105 +1092,140 @@ static inline char *lane_copy(char *o, const unsigned char *s, size_t i, size_t 
     return o + (end - i);
 }
 
+/* Past the blanks at s[i] (is_ws), up to n. (A 16-byte SSE2 version, free
+ * of the loop's hard-to-guess exit, measured slower: most runs are 0 to 3
+ * bytes long.) */
+static inline size_t skip_blanks(const unsigned char *s, size_t i, size_t n) {
+    while (i < n && ws_tab[s[i]]) i++;
+    return i;
+}
+
 /* Take what the lane can from r->i on; 1 when it took a token (so the walk
- * knows input was consumed by a step), else 0. */
+ * knows input was consumed by a step), else 0. Each state has its own
+ * block, and a token goes straight to the block of the state that follows
+ * it, as in the grammar: the processor then learns each place's usual
+ * outcome (after a key, a colon), which one dispatch on the state hides. */
 static int fast_lane(rp *r) {
     const unsigned char *s = r->s;
-    size_t n = r->n, i = r->i;
+    size_t n = r->n, full = r->full, i = r->i;
     if (r->esc_open) return 0; /* the next string opened with \" */
     if ((size_t)(r->oend - r->o) < n - i + 32 && out_grow(r, n - i + 32)) return 0;
-    char *o = r->o;
+    char *o = r->o, *o0;
     int state = r->state, after_comma = r->after_comma, took = 0;
-    for (;;) {
-        while (i < n && s[i] <= ' ' && is_ws(s[i])) i++;
-        if (i >= n) break;
-        unsigned char c = s[i];
-        size_t d = r->depth, end;
-        int in_obj = d && r->kind[d - 1] == '{';
-        if (c == '}' || c == ']') {
-            /* the closer of the innermost container, with close_top's steps */
-            unsigned char want = c == '}' ? '{' : '[';
-            if (!d || r->kind[d - 1] != want || state == S_COLON || (state == S_VALUE && in_obj)) break;
-            if (state != S_AFTER && after_comma) r->steps |= AW_REPAIR_TRAILING_COMMA;
-            *o++ = (char)c;
-            i++;
-            r->depth = --d;
-            if (want == '{') r->open_obj--;
-            else r->open_arr--;
-            after_comma = 0;
-            took = 1;
-            if (!d) {
-                r->done = 1;
-                break;
-            }
-            state = S_AFTER;
-            continue;
-        }
-        if (state == S_AFTER) {
-            if (c != ',') break;
-            i++;
-            state = in_obj ? S_KEY : S_VALUE;
-            after_comma = 1;
-        } else if (state == S_COLON) {
-            if (c != ':') break;
-            *o++ = ':';
-            i++;
-            state = S_VALUE;
-            after_comma = 0;
-        } else if (state == S_KEY) {
-            if (c != '"') break;
-            char *o0 = o;
-            if (r->has[d - 1]) *o++ = ',';
-            if (!(end = lane_string(s, i, n, &o))) {
-                o = o0;
-                break;
-            }
-            r->has[d - 1] = 1;
-            i = end;
-            state = S_COLON;
-        } else if (c == '{' || c == '[') { /* S_VALUE from here on */
-            if (d >= MAX_DEPTH) break;
-            if (d && !in_obj) {
-                if (r->has[d - 1]) *o++ = ',';
-                r->has[d - 1] = 1;
-            }
-            *o++ = (char)c;
-            r->kind[d] = c;
-            r->has[d] = 0;
-            r->depth = d + 1;
-            if (c == '{') r->open_obj++;
-            else r->open_arr++;
-            state = c == '{' ? S_KEY : S_VALUE;
-            after_comma = 0;
-            i++;
-        } else { /* a string, a number or a literal in a container */
-            if (!d) break;
-            char *o0 = o;
-            if (!in_obj && r->has[d - 1]) *o++ = ',';
-            if (c == '"') {
-                end = lane_string(s, i, n, &o);
-                if (end && in_obj) { /* {"a": "b": 1} is for step() */
-                    size_t j = end;
-                    while (j < n && is_ws(s[j])) j++;
-                    if (j < n && s[j] == ':') end = 0;
-                }
-            } else {
-                end = is_digit(c) || c == '-' ? lane_number(s, i, n) : lane_literal(s, i, n);
-                if (end) o = lane_copy(o, s, i, end, r->full);
-            }
-            if (!end) {
-                o = o0;
-                break;
-            }
-            if (!in_obj) r->has[d - 1] = 1;
-            i = end;
-            state = S_AFTER;
-            after_comma = 0;
-        }
-        took = 1;
+    size_t d = r->depth, end;
+    unsigned char top = d ? r->kind[d - 1] : 0; /* the innermost container */
+    unsigned char c;
+    switch (state) {
+    case S_KEY: goto key;
+    case S_COLON: goto colon;
+    case S_VALUE: goto value;
+    default: goto after;
     }
+
+key: /* in an object, after '{' or ',' */
+    state = S_KEY;
+    if ((i = skip_blanks(s, i, n)) >= n) goto out;
+    c = s[i];
+    if (c == '}' && top == '{') goto close;
+    if (c != '"') goto out;
+    o0 = o;
+    if (r->has[d - 1]) *o++ = ',';
+    if (!(end = lane_string(s, i, n, &o))) {
+        o = o0;
+        goto out;
+    }
+    r->has[d - 1] = 1;
+    i = end;
+    took = 1;
+    /* fall through */
+colon:
+    state = S_COLON;
+    if ((i = skip_blanks(s, i, n)) >= n || s[i] != ':') goto out;
+    *o++ = ':';
+    i++;
+    after_comma = 0;
+    took = 1;
+    /* fall through */
+value:
+    state = S_VALUE;
+    if ((i = skip_blanks(s, i, n)) >= n) goto out;
+    c = s[i];
+    if (c == '{' || c == '[') {
+        if (d >= MAX_DEPTH) goto out;
+        if (top == '[') {
+            if (r->has[d - 1]) *o++ = ',';
+            r->has[d - 1] = 1;
+        }
+        *o++ = (char)c;
+        r->kind[d] = c;
+        r->has[d] = 0;
+        d++;
+        top = c;
+        after_comma = 0;
+        took = 1;
+        i++;
+        if (c == '{') {
+            r->open_obj++;
+            goto key;
+        }
+        r->open_arr++;
+        goto value;
+    }
+    if (c == ']' && top == '[') goto close;
+    /* a string, a number or a literal in a container */
+    if (!d) goto out;
+    o0 = o;
+    if (top == '[' && r->has[d - 1]) *o++ = ',';
+    if (c == '"') {
+        end = lane_string(s, i, n, &o);
+        if (end && top == '{') { /* {"a": "b": 1} is for step() */
+            size_t j = skip_blanks(s, end, n);
+            if (j < n && s[j] == ':') end = 0;
+        }
+    } else {
+        end = is_digit(c) || c == '-' ? lane_number(s, i, n) : lane_literal(s, i, n);
+        if (end) o = lane_copy(o, s, i, end, full);
+    }
+    if (!end) {
+        o = o0;
+        goto out;
+    }
+    if (top == '[') r->has[d - 1] = 1;
+    i = end;
+    after_comma = 0;
+    took = 1;
+    /* fall through */
+after: /* after a value in a container */
+    state = S_AFTER;
+    if ((i = skip_blanks(s, i, n)) >= n) goto out;
+    c = s[i];
+    if (c == ',') {
+        i++;
+        after_comma = 1;
+        took = 1;
+        if (top == '{') goto key;
+        goto value;
+    }
+    if (c != (top == '{' ? '}' : ']')) goto out;
+    /* fall through */
+close: /* the closer c of the innermost container, with close_top's steps */
+    if (state != S_AFTER && after_comma) r->steps |= AW_REPAIR_TRAILING_COMMA;
+    *o++ = (char)c;
+    i++;
+    if (top == '{') r->open_obj--;
+    else r->open_arr--;
+    after_comma = 0;
+    took = 1;
+    if (--d) {
+        top = r->kind[d - 1];
+        goto after;
+    }
+    r->done = 1;
+
+out:
     r->i = i;
     r->o = o;
+    r->depth = d;
     r->state = state;
     r->after_comma = after_comma;
     return took;
