@@ -85,11 +85,15 @@
 
 #define MAX_DEPTH AW_JSON_DEFAULT_MAX_DEPTH
 
-/* Forced inline for the fast lane's string copy, used in two places. */
+/* Forced inline for the fast lane's string copy, used in two places; the
+ * lane itself kept out of the walk, so that the compiler allocates its
+ * registers for the lane's loop alone. */
 #if defined(__GNUC__)
 #define HOT inline __attribute__((always_inline))
+#define NOINLINE __attribute__((noinline))
 #else
 #define HOT inline
+#define NOINLINE
 #endif
 
 enum { S_VALUE, S_KEY, S_COLON, S_AFTER };
@@ -533,6 +537,10 @@ static int quote_ends_string(const rp *r, size_t j, int key) {
  * the quote. */
 static inline int delimiter(unsigned char c) { return c == ',' || c == ':' || c == '}' || c == ']'; }
 
+/* What ends a string for sure right after its closing quote (a delimiter or
+ * a newline; see quote_ends_string), as a table for the lane. */
+static const unsigned char after_quote_tab[256] = {[','] = 1, [':'] = 1, ['}'] = 1, [']'] = 1, ['\n'] = 1};
+
 static inline int quote_ends(const rp *r, size_t j, int key) {
     if (j < r->n && delimiter(r->s[j])) return 1;
     return quote_ends_string(r, j, key);
@@ -603,19 +611,28 @@ static size_t comma_before_key(const rp *r, size_t start, size_t i, size_t ql, i
     return j < n && s[j] == ':' ? p - 1 : SIZE_MAX;
 }
 
-static void put_control(rp *r, unsigned char c) {
+/* The JSON escape of control character c into e; its length. */
+static inline size_t control_escape(unsigned char c, char e[6]) {
     static const char hex[] = "0123456789abcdef";
-    char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+    char letter = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : c == '\b' ? 'b' : c == '\f' ? 'f' : 0;
+    e[0] = '\\';
+    if (letter) {
+        e[1] = letter;
+        return 2;
+    }
+    e[1] = 'u';
+    e[2] = e[3] = '0';
+    e[4] = hex[c >> 4];
+    e[5] = hex[c & 15];
+    return 6;
+}
+
+static void put_control(rp *r, unsigned char c) {
+    char e[6];
+    size_t l = control_escape(c, e);
     r->steps |= AW_REPAIR_CONTROL_CHARS;
     r->nctrl++;
-    switch (c) {
-    case '\n': PUTS(r, "\\n"); break;
-    case '\t': PUTS(r, "\\t"); break;
-    case '\r': PUTS(r, "\\r"); break;
-    case '\b': PUTS(r, "\\b"); break;
-    case '\f': PUTS(r, "\\f"); break;
-    default: put(r, e, 6); break;
-    }
+    put(r, e, l);
 }
 
 /* A string opening at r->i with a quote of kind q (qlen bytes), written as
@@ -980,21 +997,45 @@ static void parse_value(rp *r) {
  * before the lane began); it starts only with room for the rest of the
  * input and a 16-byte block, so it writes without checks. */
 
-/* A plain string at s[i] (a double quote): copies it to *po and returns
- * where it ends, past the closing quote; 0 when it is not plain (what was
- * written past the old *po is then to be ignored). */
-static HOT size_t lane_string(const unsigned char *s, size_t i, size_t n, char **po) {
-    char *o = *po;
+/* Where the lane writes a string, and what the string needs: steps and the
+ * count of control characters escaped, applied only when the lane takes
+ * it (step() redoes a string the lane gives up, from its start). */
+typedef struct lane_out {
+    char *o;
+    char *oend;   /* r->oend */
+    unsigned steps;
+    size_t nctrl;
+} lane_out;
+
+/* Room for what is left of the input, 32 bytes, and extra more: the lane's
+ * writes that are longer than what they read check it first. */
+static inline int lane_room(const char *o, const char *oend, size_t left, size_t extra) {
+    return (size_t)(oend - o) >= left + 32 + extra;
+}
+
+/* A string at s[i] in double or single quotes (q), with text, UTF-8 and
+ * escapes, and the repairs step() makes inside one (control characters,
+ * bytes that are not UTF-8, invalid escapes, a " in 'single quotes'),
+ * closed by a quote that what follows makes its end for sure: blanks and a
+ * delimiter, a newline or the end; for a key, also blanks or '='. Copies it
+ * to lo->o and returns where it ends, past the closing quote; 0 when it is
+ * anything else (what was written past the old lo->o is then to be
+ * ignored). */
+static HOT size_t lane_string(const unsigned char *s, size_t i, size_t n, lane_out *lo, unsigned char q,
+                              int key) {
+    char *o = lo->o;
     *o++ = '"';
     i++;
     for (;;) {
 #if defined(__SSE2__)
-        /* ' and ` are text here: the block stops at ", \, controls and
-         * bytes >= 0x80 only */
-        const __m128i dq = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(' ');
+        /* the block stops at both quotes, \, controls and bytes >= 0x80
+         * (` is text in either kind of string) */
+        const __m128i sq = _mm_set1_epi8('\''), dq = _mm_set1_epi8('"');
+        const __m128i bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(' ');
         while (i + 16 <= n) {
             __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-            __m128i stop = _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, bs));
+            __m128i stop = _mm_or_si128(_mm_cmpeq_epi8(v, sq), _mm_cmpeq_epi8(v, dq));
+            stop = _mm_or_si128(stop, _mm_cmpeq_epi8(v, bs));
             stop = _mm_or_si128(stop, _mm_cmplt_epi8(v, space));
             unsigned mask = (unsigned)_mm_movemask_epi8(stop);
             _mm_storeu_si128((__m128i *)o, v);
@@ -1011,38 +1052,78 @@ static HOT size_t lane_string(const unsigned char *s, size_t i, size_t n, char *
         while (i < n && plain_tab[s[i]]) *o++ = (char)s[i++];
         if (i >= n) return 0;
         unsigned char c = s[i];
-        if (c == '"') { /* the end when a delimiter follows, as quote_ends_string says */
+        if (c == q && (i + 1 >= n || after_quote_tab[s[i + 1]])) { /* the usual end */
+            *o++ = '"';
+            lo->o = o;
+            return i + 1;
+        }
+        if (c == q) { /* the end when quote_ends_string would say so for sure */
             size_t j = i + 1;
             while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r')) j++;
-            if (j < n && !delimiter(s[j]) && s[j] != '\n') return 0;
+            if (j < n && !delimiter(s[j]) && s[j] != '\n' && !(key && (j > i + 1 || s[j] == '=')))
+                return 0;
             *o++ = '"';
-            *po = o;
+            lo->o = o;
             return i + 1;
         }
         if (c == '\'' || c == '`') { /* another kind of quote: text */
             *o++ = (char)c;
             i++;
+            continue;
+        }
+        if (!lane_room(o, lo->oend, n - i, 6)) return 0; /* what follows may write more */
+        if (c == '"') { /* in 'single quotes' */
+            *o++ = '\\';
+            *o++ = '"';
+            i++;
         } else if (c == '\\') {
+            if (i + 1 >= n) return 0;
+            unsigned char e = s[i + 1];
             size_t l = 0;
-            if (i + 1 < n) {
-                unsigned char e = s[i + 1];
-                if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
-                    e == 't')
-                    l = 2;
-                else if (e == 'u' && i + 5 < n && is_hex(s[i + 2]) && is_hex(s[i + 3]) &&
-                         is_hex(s[i + 4]) && is_hex(s[i + 5]))
-                    l = 6;
+            switch (e) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+                l = 2;
+                break;
+            case 'u':
+                if (!(i + 5 < n && is_hex(s[i + 2]) && is_hex(s[i + 3]) && is_hex(s[i + 4]) &&
+                      is_hex(s[i + 5])))
+                    return 0;
+                l = 6;
+                break;
+            case '\'':
+            case '`':
+                *o++ = (char)e;
+                if (!(e == '\'' && q == '\'')) lo->steps |= AW_REPAIR_INVALID_ESCAPES;
+                i += 2;
+                continue;
+            case '\n':
+            case '\r':
+                return 0;
+            default: /* \q keeps its backslash, escaped */
+                *o++ = '\\';
+                *o++ = '\\';
+                lo->steps |= AW_REPAIR_INVALID_ESCAPES;
+                i++;
+                continue;
             }
-            if (!l) return 0;
             for (size_t k = 0; k < l; k++) *o++ = (char)s[i + k];
             i += l;
         } else if (c >= 0x80) {
             size_t l = text_seq_len(s + i, n - i, 0);
-            if (!l) return 0;
-            for (size_t k = 0; k < l; k++) *o++ = (char)s[i + k];
-            i += l;
+            if (l) {
+                for (size_t k = 0; k < l; k++) *o++ = (char)s[i + k];
+                i += l;
+            } else { /* not UTF-8 */
+                memcpy(o, "\xEF\xBF\xBD", 3);
+                o += 3;
+                lo->steps |= AW_REPAIR_CONTROL_CHARS;
+                i++;
+            }
         } else {
-            return 0; /* a control character */
+            o += control_escape(c, o);
+            lo->steps |= AW_REPAIR_CONTROL_CHARS;
+            lo->nctrl++;
+            i++;
         }
     }
 }
@@ -1068,14 +1149,27 @@ static inline size_t lane_number(const unsigned char *s, size_t i, size_t n) {
     return j;
 }
 
-/* true, false or null at s[i], not followed by a letter, digit or '-': its
- * end, else 0. */
-static inline size_t lane_literal(const unsigned char *s, size_t i, size_t n) {
-    size_t l = 0;
-    if (n - i >= 4 && memcmp(s + i, "true", 4) == 0) l = 4;
-    else if (n - i >= 4 && memcmp(s + i, "null", 4) == 0) l = 4;
-    else if (n - i >= 5 && memcmp(s + i, "false", 5) == 0) l = 5;
-    if (!l || (i + l < n && (is_ident(s[i + l]) || s[i + l] == '-'))) return 0;
+/* true, false or null at s[i], or Python's True, False or None, not
+ * followed by a letter, digit or '-': its end, else 0. *json gets the JSON
+ * form (as long as the word), *foreign whether it was Python's. */
+static inline size_t lane_literal(const unsigned char *s, size_t i, size_t n, const char **json,
+                                  int *foreign) {
+    static const char *const words[] = {"true", "false", "null", "True", "False", "None"};
+    size_t w = 0, l = 0;
+    switch (s[i]) {
+    case 't': w = 0; break;
+    case 'f': w = 1; break;
+    case 'n': w = 2; break;
+    case 'T': w = 3; break;
+    case 'F': w = 4; break;
+    case 'N': w = 5; break;
+    default: return 0;
+    }
+    l = w % 3 == 1 ? 5 : 4; /* false, False */
+    if (n - i < l || memcmp(s + i, words[w], 4) != 0 || (l == 5 && s[i + 4] != 'e')) return 0;
+    if (i + l < n && (is_ident(s[i + l]) || s[i + l] == '-')) return 0;
+    *json = words[w % 3];
+    *foreign = w >= 3;
     return i + l;
 }
 
@@ -1100,21 +1194,43 @@ static inline size_t skip_blanks(const unsigned char *s, size_t i, size_t n) {
     return i;
 }
 
+/* A string at s[i] (quote q) for the lane, written at *po after a comma
+ * when comma: where it ends, else 0. A string that is a value in an object
+ * must not be followed by ':' ({"a": "b": 1} is for step()). Only when it
+ * is taken are *po and r's steps and counts updated. */
+static HOT size_t lane_take_string(rp *r, const unsigned char *s, size_t i, size_t n, char **po,
+                                   unsigned char q, int key, int comma, int object_value) {
+    lane_out lo = {*po, r->oend, q == '"' ? 0 : AW_REPAIR_SINGLE_QUOTES, 0};
+    if (comma) *lo.o++ = ',';
+    size_t end = lane_string(s, i, n, &lo, q, key);
+    if (end && object_value) {
+        size_t j = skip_blanks(s, end, n);
+        if (j < n && s[j] == ':') return 0;
+    }
+    if (end) {
+        *po = lo.o;
+        r->steps |= lo.steps;
+        r->nctrl += lo.nctrl;
+    }
+    return end;
+}
+
 /* Take what the lane can from r->i on; 1 when it took a token (so the walk
  * knows input was consumed by a step), else 0. Each state has its own
  * block, and a token goes straight to the block of the state that follows
  * it, as in the grammar: the processor then learns each place's usual
  * outcome (after a key, a colon), which one dispatch on the state hides. */
-static int fast_lane(rp *r) {
+static NOINLINE int fast_lane(rp *r) {
     const unsigned char *s = r->s;
     size_t n = r->n, full = r->full, i = r->i;
     if (r->esc_open) return 0; /* the next string opened with \" */
-    if ((size_t)(r->oend - r->o) < n - i + 32 && out_grow(r, n - i + 32)) return 0;
-    char *o = r->o, *o0;
-    int state = r->state, after_comma = r->after_comma, took = 0;
+    if (!lane_room(r->o, r->oend, n - i, 32) && out_grow(r, n - i + 64)) return 0;
+    char *o = r->o;
+    int state = r->state, after_comma = r->after_comma, took = 0, foreign;
     size_t d = r->depth, end;
     unsigned char top = d ? r->kind[d - 1] : 0; /* the innermost container */
     unsigned char c;
+    const char *json;
     switch (state) {
     case S_KEY: goto key;
     case S_COLON: goto colon;
@@ -1126,12 +1242,22 @@ key: /* in an object, after '{' or ',' */
     state = S_KEY;
     if ((i = skip_blanks(s, i, n)) >= n) goto out;
     c = s[i];
-    if (c == '}' && top == '{') goto close;
-    if (c != '"') goto out;
-    o0 = o;
-    if (r->has[d - 1]) *o++ = ',';
-    if (!(end = lane_string(s, i, n, &o))) {
-        o = o0;
+    if (c == '}') goto close;
+    if (c == '"' || c == '\'') {
+        if (!(end = lane_take_string(r, s, i, n, &o, c, 1, r->has[d - 1], 0))) goto out;
+    } else if (is_ident(c)) { /* {key: ...}, as bare_word takes it */
+        if (i > r->key_from && i < r->key_stop) goto out;
+        end = i + 1;
+        while (end < n && is_ident(s[end])) end++;
+        if (end >= n || s[end] != ':' || !lane_room(o, r->oend, n - i, 3)) goto out;
+        if (r->has[d - 1]) *o++ = ',';
+        *o++ = '"';
+        o = lane_copy(o, s, i, end, full);
+        *o++ = '"';
+        r->key_from = i;
+        r->key_stop = end;
+        r->steps |= AW_REPAIR_UNQUOTED_KEYS;
+    } else {
         goto out;
     }
     r->has[d - 1] = 1;
@@ -1174,21 +1300,22 @@ value:
     if (c == ']' && top == '[') goto close;
     /* a string, a number or a literal in a container */
     if (!d) goto out;
-    o0 = o;
-    if (top == '[' && r->has[d - 1]) *o++ = ',';
-    if (c == '"') {
-        end = lane_string(s, i, n, &o);
-        if (end && top == '{') { /* {"a": "b": 1} is for step() */
-            size_t j = skip_blanks(s, end, n);
-            if (j < n && s[j] == ':') end = 0;
-        }
+    if (c == '"' || c == '\'') {
+        if (!(end = lane_take_string(r, s, i, n, &o, c, 0, top == '[' && r->has[d - 1], top == '{')))
+            goto out;
     } else {
-        end = is_digit(c) || c == '-' ? lane_number(s, i, n) : lane_literal(s, i, n);
-        if (end) o = lane_copy(o, s, i, end, full);
-    }
-    if (!end) {
-        o = o0;
-        goto out;
+        int comma = top == '[' && r->has[d - 1];
+        if (is_digit(c) || c == '-') {
+            if (!(end = lane_number(s, i, n))) goto out;
+            if (comma) *o++ = ',';
+            o = lane_copy(o, s, i, end, full);
+        } else {
+            if (!(end = lane_literal(s, i, n, &json, &foreign))) goto out;
+            if (comma) *o++ = ',';
+            memcpy(o, json, end - i);
+            o += end - i;
+            if (foreign) r->steps |= AW_REPAIR_PYTHON_LITERALS;
+        }
     }
     if (top == '[') r->has[d - 1] = 1;
     i = end;
@@ -1203,6 +1330,13 @@ after: /* after a value in a container */
         i++;
         after_comma = 1;
         took = 1;
+        if (top == '{') goto key;
+        goto value;
+    }
+    if ((c == '"' || c == '\'') && lane_room(o, r->oend, n - i, 1)) {
+        /* the comma step() adds before what starts an item; it reads nothing */
+        r->steps |= AW_REPAIR_MISSING_COMMA;
+        after_comma = 0;
         if (top == '{') goto key;
         goto value;
     }
