@@ -75,7 +75,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__SSE2__)
+/* The fast paths: SSE2 (always there on x86-64) and the fast lane below.
+ * tests/test_json_repair.c builds this file a second time with
+ * AW_REPAIR_NO_SIMD and AW_REPAIR_NO_LANE defined, and checks that the
+ * slow paths give the same results. */
+#if defined(__SSE2__) && !defined(AW_REPAIR_NO_SIMD)
+#define REPAIR_SSE2 1
 #include <emmintrin.h>
 #endif
 
@@ -141,9 +146,6 @@ static const unsigned char plain_tab[256] = {
     R('|'), R('}'), R('~'), R(0x7F)
 #undef R
 };
-
-/* The blanks JSON allows between tokens (is_ws), as a table for the lane. */
-static const unsigned char ws_tab[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
 
 static inline int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
@@ -304,7 +306,7 @@ static inline void put_seq(rp *r, const unsigned char *p, size_t l) {
  * the tail and a nearly full output. */
 static inline size_t copy_text(rp *r, const unsigned char *s, size_t i, size_t n, int curly) {
     for (;;) {
-#if defined(__SSE2__)
+#ifdef REPAIR_SSE2
         /* locals: stores through d cannot change them, as they could r->o */
         char *d = r->o, *dend = r->oend;
         const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bq = _mm_set1_epi8('`');
@@ -331,7 +333,7 @@ static inline size_t copy_text(rp *r, const unsigned char *s, size_t i, size_t n
         size_t run = i;
         while (i < n && plain_tab[s[i]]) i++;
         if (i > run) put(r, s + run, i - run);
-#if defined(__SSE2__)
+#ifdef REPAIR_SSE2
     decide:
 #endif
         if (i >= n || s[i] < 0x80) return i;
@@ -536,10 +538,6 @@ static int quote_ends_string(const rp *r, size_t j, int key) {
 /* quote_ends_string, with the usual case first: a delimiter right after
  * the quote. */
 static inline int delimiter(unsigned char c) { return c == ',' || c == ':' || c == '}' || c == ']'; }
-
-/* What ends a string for sure right after its closing quote (a delimiter or
- * a newline; see quote_ends_string), as a table for the lane. */
-static const unsigned char after_quote_tab[256] = {[','] = 1, [':'] = 1, ['}'] = 1, [']'] = 1, ['\n'] = 1};
 
 static inline int quote_ends(const rp *r, size_t j, int key) {
     if (j < r->n && delimiter(r->s[j])) return 1;
@@ -977,6 +975,7 @@ static void parse_value(rp *r) {
 }
 
 /* ---- the fast lane ------------------------------------------------------ */
+#ifndef AW_REPAIR_NO_LANE
 
 /* Most of what models write is JSON already. The fast lane takes such
  * tokens, whole, with the position and the output in locals: exactly what
@@ -996,6 +995,13 @@ static void parse_value(rp *r) {
  * one byte more than it reads (a comma before an item whose ',' was read
  * before the lane began); it starts only with room for the rest of the
  * input and a 16-byte block, so it writes without checks. */
+
+/* The blanks JSON allows between tokens (is_ws), as a table. */
+static const unsigned char ws_tab[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
+
+/* What ends a string for sure right after its closing quote (a delimiter or
+ * a newline; see quote_ends_string), as a table. */
+static const unsigned char after_quote_tab[256] = {[','] = 1, [':'] = 1, ['}'] = 1, [']'] = 1, ['\n'] = 1};
 
 /* Where the lane writes a string, and what the string needs: steps and the
  * count of control characters escaped, applied only when the lane takes
@@ -1024,10 +1030,11 @@ static inline int lane_room(const char *o, const char *oend, size_t left, size_t
 static HOT size_t lane_string(const unsigned char *s, size_t i, size_t n, lane_out *lo, unsigned char q,
                               int key) {
     char *o = lo->o;
+    unsigned char c;
     *o++ = '"';
     i++;
     for (;;) {
-#if defined(__SSE2__)
+#ifdef REPAIR_SSE2
         /* the block stops at both quotes, \, controls and bytes >= 0x80
          * (` is text in either kind of string) */
         const __m128i sq = _mm_set1_epi8('\''), dq = _mm_set1_epi8('"');
@@ -1043,7 +1050,7 @@ static HOT size_t lane_string(const unsigned char *s, size_t i, size_t n, lane_o
                 unsigned k = (unsigned)__builtin_ctz(mask);
                 o += k;
                 i += k;
-                break;
+                goto decide; /* s[i] is not plain */
             }
             o += 16;
             i += 16;
@@ -1051,7 +1058,10 @@ static HOT size_t lane_string(const unsigned char *s, size_t i, size_t n, lane_o
 #endif
         while (i < n && plain_tab[s[i]]) *o++ = (char)s[i++];
         if (i >= n) return 0;
-        unsigned char c = s[i];
+#ifdef REPAIR_SSE2
+    decide: /* s[i] needs a decision */
+#endif
+        c = s[i];
         if (c == q && (i + 1 >= n || after_quote_tab[s[i + 1]])) { /* the usual end */
             *o++ = '"';
             lo->o = o;
@@ -1176,11 +1186,13 @@ static inline size_t lane_literal(const unsigned char *s, size_t i, size_t n, co
 /* Copy s[i..end) to o, a number or a literal: one 16-byte block when it
  * fits and the text goes on that far (the lane has room for the block). */
 static inline char *lane_copy(char *o, const unsigned char *s, size_t i, size_t end, size_t full) {
-#if defined(__SSE2__)
+#ifdef REPAIR_SSE2
     if (end - i <= 16 && i + 16 <= full) {
         _mm_storeu_si128((__m128i *)o, _mm_loadu_si128((const __m128i *)(s + i)));
         return o + (end - i);
     }
+#else
+    (void)full;
 #endif
     memcpy(o, s + i, end - i);
     return o + (end - i);
@@ -1365,6 +1377,8 @@ out:
     return took;
 }
 
+#endif /* AW_REPAIR_NO_LANE */
+
 /* ---- the walk ----------------------------------------------------------- */
 
 static void step(rp *r) {
@@ -1485,8 +1499,10 @@ static void step(rp *r) {
 static void walk(rp *r) {
     size_t stall = 0;
     while (!r->rc && !r->done) {
+#ifndef AW_REPAIR_NO_LANE
         if (fast_lane(r)) stall = 0; /* it took tokens: steps that consumed input */
         if (r->rc || r->done) break;
+#endif
         if (r->i >= r->n || r->s[r->i] <= ' ' || r->s[r->i] >= 0x7F || r->s[r->i] == '/') skip_space(r);
         if (r->i >= r->n) break;
         if (r->s[r->i] == '`' && fence_at(r->s, r->n, r->i)) { /* a closing fence ends the value */
