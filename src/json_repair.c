@@ -3,9 +3,10 @@
  * One forward pass of a tolerant tokenizer rewrites the text as compact
  * JSON, token by token, with an explicit stack of open containers (no
  * recursion, at most AW_JSON_DEFAULT_MAX_DEPTH deep, like the strict reader)
- * and a single state for the innermost one. Only when that pass repaired
- * nothing does the strict reader look at the text: valid JSON is then
- * copied through unchanged (steps 0).
+ * and a single state for the innermost one; a fast lane (see there) takes
+ * the usual tokens, and the general code the rest. Only when that pass
+ * repaired nothing does the strict reader look at the text: valid JSON is
+ * then copied through unchanged (steps 0).
  *
  * Linear time: the few lookaheads (after a quote inside a string, to tell a
  * closing quote from one that should have been escaped; after a comma in a
@@ -977,24 +978,30 @@ static void parse_value(rp *r) {
 /* ---- the fast lane ------------------------------------------------------ */
 #ifndef AW_REPAIR_NO_LANE
 
-/* Most of what models write is JSON already. The fast lane takes such
- * tokens, whole, with the position and the output in locals: exactly what
- * step() would do with them, and nothing else. At the first token it does
- * not take it stops, undoing nothing but that token's own partial output,
- * and step() goes on from there; the walk tries the lane again after each
- * step. The tokens it takes, in the states step() would see them in:
+/* Most of what models write is JSON already, or nearly. The fast lane takes
+ * the usual tokens, whole, with the position and the output in locals:
+ * exactly what step() would do with them (the same output, steps and
+ * state), and nothing else. At the first token it does not take it stops,
+ * undoing nothing but that token's own partial output, and step() goes on
+ * from there; the walk tries the lane again after each step. The tokens it
+ * takes, in the states step() would see them in:
  *  - blanks (space, tab, CR, LF) between tokens;
- *  - after a value: ',' and the closer of the innermost container;
- *  - where a key belongs: a "plain string" (below) and then ':', or '}';
- *  - where a value belongs: '{', '[', a plain string (not followed by ':'
- *    in an object), a number in JSON's own form, true, false, null, and
- *    ']' closing an array;
- *  - a plain string: double quotes, text, UTF-8, valid escapes, closed by
- *    a quote that blanks and a delimiter or newline (or the end) follow.
- * Each of them copies its bytes as they are, so the lane writes at most
- * one byte more than it reads (a comma before an item whose ',' was read
- * before the lane began); it starts only with room for the rest of the
- * input and a 16-byte block, so it writes without checks. */
+ *  - after a value: ',', the closer of the innermost container, and a
+ *    quote (the comma before it is missing);
+ *  - where a key belongs: a string (below) or an identifier directly
+ *    followed by ':' ({key: 1}), then ':'; or '}';
+ *  - where a value belongs: '{', '[', a string (not followed by ':' in an
+ *    object), a number in JSON's own form, true, false, null, True, False,
+ *    None, and ']' closing an array;
+ *  - a string: in double or single quotes, with text, UTF-8, escapes, and
+ *    the repairs made inside one (control characters, bytes that are not
+ *    UTF-8, invalid escapes), closed by a quote that the end of the string
+ *    for sure follows (see lane_string).
+ * It starts only with room for the rest of the input and 64 bytes; what it
+ * writes is no longer than what it reads but for a few bytes here and
+ * there (a comma, the quotes of a key, an escape), which check for room
+ * first, so the rest writes without checks. Tests build this file without
+ * the lane too and compare (see the top). */
 
 /* The blanks JSON allows between tokens (is_ws), as a table. */
 static const unsigned char ws_tab[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
