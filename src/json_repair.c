@@ -1,10 +1,12 @@
 /* Repair of broken JSON as language models write it.
  *
- * Two passes at most. First the strict reader: valid JSON is copied through
- * unchanged (steps 0). Otherwise one forward pass of a tolerant tokenizer
- * rewrites the text as compact JSON, token by token, with an explicit stack
- * of open containers (no recursion, at most AW_JSON_DEFAULT_MAX_DEPTH deep,
- * like the strict reader) and a single state for the innermost one.
+ * One forward pass of a tolerant tokenizer rewrites the text as compact
+ * JSON, token by token, with an explicit stack of open containers (no
+ * recursion, at most AW_JSON_DEFAULT_MAX_DEPTH deep, like the strict reader)
+ * and a single state for the innermost one; a fast lane (see there) takes
+ * the usual tokens, and the general code the rest. Only when that pass
+ * repaired nothing does the strict reader look at the text: valid JSON is
+ * then copied through unchanged (steps 0).
  *
  * Linear time: the few lookaheads (after a quote inside a string, to tell a
  * closing quote from one that should have been escaped; after a comma in a
@@ -74,11 +76,31 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The fast paths: SSE2 (always there on x86-64) and the fast lane below.
+ * tests/test_json_repair.c builds this file a second time with
+ * AW_REPAIR_NO_SIMD and AW_REPAIR_NO_LANE defined, and checks that the
+ * slow paths give the same results. */
+#if defined(__SSE2__) && !defined(AW_REPAIR_NO_SIMD)
+#define REPAIR_SSE2 1
+#include <emmintrin.h>
+#endif
+
 #include "internal/errors.h"
 #include "internal/json.h"
 #include "internal/utf8.h"
 
 #define MAX_DEPTH AW_JSON_DEFAULT_MAX_DEPTH
+
+/* Forced inline for the fast lane's string copy, used in two places; the
+ * lane itself kept out of the walk, so that the compiler allocates its
+ * registers for the lane's loop alone. */
+#if defined(__GNUC__)
+#define HOT inline __attribute__((always_inline))
+#define NOINLINE __attribute__((noinline))
+#else
+#define HOT inline
+#define NOINLINE
+#endif
 
 enum { S_VALUE, S_KEY, S_COLON, S_AFTER };
 
@@ -91,6 +113,8 @@ typedef struct rp {
     size_t full;  /* end of the whole text */
     size_t i;
     aw_buf *out;
+    char *o;         /* where the next output byte goes (out->len is set at the end) */
+    char *oend;      /* out's last byte, kept for the terminating NUL */
     unsigned steps;
     int rc;          /* AW_ENOMEM or AW_ELIMIT once something failed */
     size_t nctrl;    /* control characters escaped so far */
@@ -165,6 +189,18 @@ static inline int fence_at(const unsigned char *s, size_t n, size_t i) {
     return i + 2 < n && s[i] == '`' && s[i + 1] == '`' && s[i + 2] == '`';
 }
 
+/* The first fence at or after i, else n. */
+static size_t next_fence(const unsigned char *s, size_t n, size_t i) {
+    while (i < n) {
+        const unsigned char *p = memchr(s + i, '`', n - i);
+        if (!p) return n;
+        i = (size_t)(p - s);
+        if (fence_at(s, n, i)) return i;
+        i++;
+    }
+    return n;
+}
+
 /* Unicode spaces JSON does not allow between tokens. */
 static inline int is_unicode_space(uint32_t cp) {
     return cp == 0xA0 || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200B) ||
@@ -197,23 +233,116 @@ static const char *keyword(const unsigned char *s, size_t len, int *foreign) {
 
 /* ---- output ------------------------------------------------------------- */
 
-/* The fast paths write without the terminating NUL, which aw_json_repair
- * adds once at the end (aw_buf keeps room for it). After a failure the
- * output is thrown away, so writes may go on harmlessly. */
-static inline void put(rp *r, const void *p, size_t n) {
-    aw_buf *o = r->out;
-    if (o->cap - o->len > n) {
-        memcpy(o->data + o->len, p, n);
-        o->len += n;
-    } else if (!r->rc && aw_buf_append(o, p, n)) {
+/* The output is written through r->o, which out->len catches up with only
+ * when out has to grow and at the end, where aw_json_repair adds the
+ * terminating NUL (r->oend keeps room for it). After a failure the output
+ * is thrown away, so writes may go on harmlessly. */
+static inline size_t out_len(const rp *r) { return (size_t)(r->o - r->out->data); }
+
+static inline void out_sync(rp *r) { r->out->len = out_len(r); }
+
+static inline void out_load(rp *r) {
+    r->o = r->out->data + r->out->len;
+    r->oend = r->out->data + r->out->cap - 1;
+}
+
+/* Room for n more bytes; 0 when there is, else AW_ENOMEM is set (or was). */
+static int out_grow(rp *r, size_t n) {
+    if (r->rc) return -1;
+    out_sync(r);
+    if (aw_buf_reserve(r->out, n)) {
         r->rc = AW_ENOMEM;
+        return -1;
     }
+    out_load(r);
+    return 0;
+}
+
+static inline void put(rp *r, const void *p, size_t n) {
+    if ((size_t)(r->oend - r->o) < n && out_grow(r, n)) return;
+    memcpy(r->o, p, n);
+    r->o += n;
 }
 
 static inline void put1(rp *r, char c) {
-    aw_buf *o = r->out;
-    if (o->cap - o->len > 1) o->data[o->len++] = c;
-    else if (!r->rc && aw_buf_putc(o, c)) r->rc = AW_ENOMEM;
+    if (r->o >= r->oend && out_grow(r, 1)) return;
+    *r->o++ = c;
+}
+
+/* Length of the UTF-8 sequence at p (n bytes there, p[0] >= 0x80) that a
+ * string keeps as it is: 0 for bytes that are not UTF-8 and, in a string
+ * opened by a curly quote (curly), for the curly quotes that may close it.
+ * The usual 2- and 3-byte forms are checked here; the rest by
+ * aw__utf8_seq_len. */
+static inline size_t text_seq_len(const unsigned char *p, size_t n, int curly) {
+    unsigned char c = p[0];
+    if (c >= 0xC2 && c <= 0xDF && n >= 2 && (p[1] & 0xC0) == 0x80) return 2;
+    if (c >= 0xE1 && c <= 0xEF && c != 0xED && n >= 3 && (p[1] & 0xC0) == 0x80 &&
+        (p[2] & 0xC0) == 0x80) {
+        if (curly && c == 0xE2 && p[1] == 0x80 &&
+            (p[2] == 0x98 || p[2] == 0x99 || p[2] == 0x9C || p[2] == 0x9D))
+            return 0;
+        return 3;
+    }
+    return aw__utf8_seq_len(p, n);
+}
+
+/* put for the 1 to 4 bytes of a UTF-8 sequence, without a call to memcpy. */
+static inline void put_seq(rp *r, const unsigned char *p, size_t l) {
+    if (r->oend - r->o >= 4) {
+        char *d = r->o;
+        for (size_t k = 0; k < l; k++) d[k] = (char)p[k];
+        r->o = d + l;
+    } else {
+        put(r, p, l);
+    }
+}
+
+/* Copy the text at s[i..n) that a string keeps as it is (plain bytes and
+ * UTF-8, see text_seq_len) to the output; return where it ends: at the end,
+ * or at a byte that needs a decision (a quote, a backslash, a control
+ * character, a byte that is not UTF-8). With SSE2, 16 bytes at a time:
+ * each block is stored whole while the output has room, and only the part
+ * before its first byte that is not plain counted; the scalar loop takes
+ * the tail and a nearly full output. */
+static inline size_t copy_text(rp *r, const unsigned char *s, size_t i, size_t n, int curly) {
+    for (;;) {
+#ifdef REPAIR_SSE2
+        /* locals: stores through d cannot change them, as they could r->o */
+        char *d = r->o, *dend = r->oend;
+        const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bq = _mm_set1_epi8('`');
+        const __m128i bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(' ');
+        while (i + 16 <= n && dend - d >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+            /* signed compare: below ' ' are the controls and bytes >= 0x80 */
+            __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)),
+                                        _mm_or_si128(_mm_cmpeq_epi8(v, bq), _mm_cmpeq_epi8(v, bs)));
+            stop = _mm_or_si128(stop, _mm_cmplt_epi8(v, space));
+            unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+            _mm_storeu_si128((__m128i *)d, v);
+            if (mask) {
+                unsigned k = (unsigned)__builtin_ctz(mask);
+                r->o = d + k;
+                i += k;
+                goto decide;
+            }
+            d += 16;
+            i += 16;
+        }
+        r->o = d;
+#endif
+        size_t run = i;
+        while (i < n && plain_tab[s[i]]) i++;
+        if (i > run) put(r, s + run, i - run);
+#ifdef REPAIR_SSE2
+    decide:
+#endif
+        if (i >= n || s[i] < 0x80) return i;
+        size_t l = text_seq_len(s + i, n - i, curly);
+        if (l == 0) return i;
+        put_seq(r, s + i, l);
+        i += l;
+    }
 }
 
 /* text as a JSON string */
@@ -224,8 +353,10 @@ static void put_string(rp *r, const unsigned char *p, size_t n) {
         put1(r, '"');
         put(r, p, n);
         put1(r, '"');
-    } else if (!r->rc && aw_json_write_string(r->out, (const char *)p, n)) {
-        r->rc = AW_ENOMEM;
+    } else if (!r->rc) {
+        out_sync(r);
+        if (aw_json_write_string(r->out, (const char *)p, n)) r->rc = AW_ENOMEM;
+        out_load(r);
     }
 }
 
@@ -233,9 +364,12 @@ static void put_string(rp *r, const unsigned char *p, size_t n) {
 
 /* ---- skipping ----------------------------------------------------------- */
 
+static void skip_space_rest(rp *r, size_t i);
+
 /* Skip whitespace, comments and stray bytes that can never start a token:
- * other control characters, bytes that are not UTF-8, Unicode spaces. */
-static void skip_space(rp *r) {
+ * other control characters, bytes that are not UTF-8, Unicode spaces.
+ * Inline for the usual case, a few spaces or a newline before a token. */
+static inline void skip_space(rp *r) {
     const unsigned char *s = r->s;
     size_t n = r->n, i = r->i;
     while (i < n && (s[i] == ' ' || s[i] == '\n')) i++;
@@ -243,6 +377,12 @@ static void skip_space(rp *r) {
         r->i = i;
         return;
     }
+    skip_space_rest(r, i);
+}
+
+static void skip_space_rest(rp *r, size_t i) {
+    const unsigned char *s = r->s;
+    size_t n = r->n;
     for (;;) {
         while (i < n && is_ws(s[i])) i++;
         if (i >= n) break;
@@ -396,6 +536,15 @@ static int quote_ends_string(const rp *r, size_t j, int key) {
     return 0;
 }
 
+/* quote_ends_string, with the usual case first: a delimiter right after
+ * the quote. */
+static inline int delimiter(unsigned char c) { return c == ',' || c == ':' || c == '}' || c == ']'; }
+
+static inline int quote_ends(const rp *r, size_t j, int key) {
+    if (j < r->n && delimiter(r->s[j])) return 1;
+    return quote_ends_string(r, j, key);
+}
+
 static int closers_match(const rp *r, size_t p, size_t end) {
     size_t level = r->depth;
     for (size_t i = p; i < end; i++) {
@@ -426,9 +575,8 @@ static void string_at_end(rp *r, size_t start, unsigned steps0, size_t nctrl0) {
     /* at a closing fence, blanks before it are layout, not text */
     int fenced = r->n < r->full;
     if ((closers || fenced) && !r->rc && (p == start || s[p - 1] != '\\') &&
-        closers_match(r, p, r->n) && cut <= r->out->len) {
-        r->out->len -= cut;
-        r->out->data[r->out->len] = '\0';
+        closers_match(r, p, r->n) && cut <= out_len(r)) {
+        r->o -= cut;
         r->i = p;
         /* the only control characters of the string were cut off */
         if (!(steps0 & AW_REPAIR_CONTROL_CHARS) && r->nctrl - nctrl0 == ctrl)
@@ -462,19 +610,28 @@ static size_t comma_before_key(const rp *r, size_t start, size_t i, size_t ql, i
     return j < n && s[j] == ':' ? p - 1 : SIZE_MAX;
 }
 
-static void put_control(rp *r, unsigned char c) {
+/* The JSON escape of control character c into e; its length. */
+static inline size_t control_escape(unsigned char c, char e[6]) {
     static const char hex[] = "0123456789abcdef";
-    char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+    char letter = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : c == '\b' ? 'b' : c == '\f' ? 'f' : 0;
+    e[0] = '\\';
+    if (letter) {
+        e[1] = letter;
+        return 2;
+    }
+    e[1] = 'u';
+    e[2] = e[3] = '0';
+    e[4] = hex[c >> 4];
+    e[5] = hex[c & 15];
+    return 6;
+}
+
+static void put_control(rp *r, unsigned char c) {
+    char e[6];
+    size_t l = control_escape(c, e);
     r->steps |= AW_REPAIR_CONTROL_CHARS;
     r->nctrl++;
-    switch (c) {
-    case '\n': PUTS(r, "\\n"); break;
-    case '\t': PUTS(r, "\\t"); break;
-    case '\r': PUTS(r, "\\r"); break;
-    case '\b': PUTS(r, "\\b"); break;
-    case '\f': PUTS(r, "\\f"); break;
-    default: put(r, e, 6); break;
-    }
+    put(r, e, l);
 }
 
 /* A string opening at r->i with a quote of kind q (qlen bytes), written as
@@ -490,18 +647,7 @@ static void parse_string(rp *r, int q, size_t qlen, int key) {
     if (q != Q_DOUBLE) r->steps |= AW_REPAIR_SINGLE_QUOTES;
     put1(r, '"');
     while (!r->rc) {
-        size_t run = i;
-        for (;;) {
-            while (i < n && plain_tab[s[i]]) i++;
-            if (i >= n || s[i] < 0x80) break;
-            size_t l = aw__utf8_seq_len(s + i, n - i);
-            if (l == 0 || (curly && l == 3 && s[i] == 0xE2 && s[i + 1] == 0x80 &&
-                           (s[i + 2] == 0x98 || s[i + 2] == 0x99 || s[i + 2] == 0x9C ||
-                            s[i + 2] == 0x9D)))
-                break;
-            i += l;
-        }
-        if (i > run) put(r, s + run, i - run);
+        i = copy_text(r, s, i, n, curly);
         if (i >= n) {
             string_at_end(r, start, steps0, nctrl0);
             return;
@@ -510,14 +656,14 @@ static void parse_string(rp *r, int q, size_t qlen, int key) {
         size_t ql;
         int k = quote_at(s, n, i, &ql);
         if (k != Q_NONE && k == q) {
-            if (quote_ends_string(r, i + ql, key)) {
+            if (quote_ends(r, i + ql, key)) {
                 put1(r, '"');
                 r->i = i + ql;
                 return;
             }
             size_t pc = key ? SIZE_MAX : comma_before_key(r, start, i, ql, q);
-            if (pc != SIZE_MAX && !r->rc && r->out->len >= i - pc) {
-                r->out->len -= i - pc; /* the comma and spaces written */
+            if (pc != SIZE_MAX && !r->rc && out_len(r) >= i - pc) {
+                r->o -= i - pc; /* the comma and spaces written */
                 put1(r, '"');
                 r->steps |= AW_REPAIR_UNCLOSED;
                 r->i = pc;
@@ -787,22 +933,18 @@ static void parse_value(rp *r) {
     }
     if ((q = quote_at(s, n, i, &ql)) != Q_NONE) {
         before_value(r);
-        size_t mark = r->out->len;
+        size_t mark = out_len(r);
         parse_string(r, q, ql, 0);
         if (in_object(r) && !r->rc) {
             /* {"a": "b": 1}: "b" is the next key and a's value is missing */
             size_t j = r->i;
             while (j < n && is_ws(s[j])) j++;
             if (j < n && s[j] == ':') {
-                aw_buf *o = r->out;
-                if (aw_buf_reserve(o, 5)) {
-                    r->rc = AW_ENOMEM;
-                    return;
-                }
-                memmove(o->data + mark + 5, o->data + mark, o->len - mark);
-                memcpy(o->data + mark, "null,", 5);
-                o->len += 5;
-                o->data[o->len] = '\0';
+                if (r->oend - r->o < 5 && out_grow(r, 5)) return;
+                char *m = r->out->data + mark;
+                memmove(m + 5, m, (size_t)(r->o - m));
+                memcpy(m, "null,", 5);
+                r->o += 5;
                 r->steps |= AW_REPAIR_MISSING_VALUE;
                 r->state = S_COLON;
                 return;
@@ -832,6 +974,417 @@ static void parse_value(rp *r) {
     bare_word(r, 0);
     value_done(r);
 }
+
+/* ---- the fast lane ------------------------------------------------------ */
+#ifndef AW_REPAIR_NO_LANE
+
+/* Most of what models write is JSON already, or nearly. The fast lane takes
+ * the usual tokens, whole, with the position and the output in locals:
+ * exactly what step() would do with them (the same output, steps and
+ * state), and nothing else. At the first token it does not take it stops,
+ * undoing nothing but that token's own partial output, and step() goes on
+ * from there; the walk tries the lane again after each step. The tokens it
+ * takes, in the states step() would see them in:
+ *  - blanks (space, tab, CR, LF) between tokens;
+ *  - after a value: ',', the closer of the innermost container, and a
+ *    quote (the comma before it is missing);
+ *  - where a key belongs: a string (below) or an identifier directly
+ *    followed by ':' ({key: 1}), then ':'; or '}';
+ *  - where a value belongs: '{', '[', a string (not followed by ':' in an
+ *    object), a number in JSON's own form, true, false, null, True, False,
+ *    None, and ']' closing an array;
+ *  - a string: in double or single quotes, with text, UTF-8, escapes, and
+ *    the repairs made inside one (control characters, bytes that are not
+ *    UTF-8, invalid escapes), closed by a quote that the end of the string
+ *    for sure follows (see lane_string).
+ * It starts only with room for the rest of the input and 64 bytes; what it
+ * writes is no longer than what it reads but for a few bytes here and
+ * there (a comma, the quotes of a key, an escape), which check for room
+ * first, so the rest writes without checks. Tests build this file without
+ * the lane too and compare (see the top). */
+
+/* The blanks JSON allows between tokens (is_ws), as a table. */
+static const unsigned char ws_tab[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
+
+/* What ends a string for sure right after its closing quote (a delimiter or
+ * a newline; see quote_ends_string), as a table. */
+static const unsigned char after_quote_tab[256] = {[','] = 1, [':'] = 1, ['}'] = 1, [']'] = 1, ['\n'] = 1};
+
+/* Where the lane writes a string, and what the string needs: steps and the
+ * count of control characters escaped, applied only when the lane takes
+ * it (step() redoes a string the lane gives up, from its start). */
+typedef struct lane_out {
+    char *o;
+    char *oend;   /* r->oend */
+    unsigned steps;
+    size_t nctrl;
+} lane_out;
+
+/* Room for what is left of the input, 32 bytes, and extra more: the lane's
+ * writes that are longer than what they read check it first. */
+static inline int lane_room(const char *o, const char *oend, size_t left, size_t extra) {
+    return (size_t)(oend - o) >= left + 32 + extra;
+}
+
+/* A string at s[i] in double or single quotes (q), with text, UTF-8 and
+ * escapes, and the repairs step() makes inside one (control characters,
+ * bytes that are not UTF-8, invalid escapes, a " in 'single quotes'),
+ * closed by a quote that what follows makes its end for sure: blanks and a
+ * delimiter, a newline or the end; for a key, also blanks or '='. Copies it
+ * to lo->o and returns where it ends, past the closing quote; 0 when it is
+ * anything else (what was written past the old lo->o is then to be
+ * ignored). */
+static HOT size_t lane_string(const unsigned char *s, size_t i, size_t n, lane_out *lo, unsigned char q,
+                              int key) {
+    char *o = lo->o;
+    unsigned char c;
+    *o++ = '"';
+    i++;
+    for (;;) {
+#ifdef REPAIR_SSE2
+        /* the block stops at both quotes, \, controls and bytes >= 0x80
+         * (` is text in either kind of string) */
+        const __m128i sq = _mm_set1_epi8('\''), dq = _mm_set1_epi8('"');
+        const __m128i bs = _mm_set1_epi8('\\'), space = _mm_set1_epi8(' ');
+        while (i + 16 <= n) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+            __m128i stop = _mm_or_si128(_mm_cmpeq_epi8(v, sq), _mm_cmpeq_epi8(v, dq));
+            stop = _mm_or_si128(stop, _mm_cmpeq_epi8(v, bs));
+            stop = _mm_or_si128(stop, _mm_cmplt_epi8(v, space));
+            unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+            _mm_storeu_si128((__m128i *)o, v);
+            if (mask) {
+                unsigned k = (unsigned)__builtin_ctz(mask);
+                o += k;
+                i += k;
+                goto decide; /* s[i] is not plain */
+            }
+            o += 16;
+            i += 16;
+        }
+#endif
+        while (i < n && plain_tab[s[i]]) *o++ = (char)s[i++];
+        if (i >= n) return 0;
+#ifdef REPAIR_SSE2
+    decide: /* s[i] needs a decision */
+#endif
+        c = s[i];
+        if (c == q && (i + 1 >= n || after_quote_tab[s[i + 1]])) { /* the usual end */
+            *o++ = '"';
+            lo->o = o;
+            return i + 1;
+        }
+        if (c == q) { /* the end when quote_ends_string would say so for sure */
+            size_t j = i + 1;
+            while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r')) j++;
+            if (j < n && !delimiter(s[j]) && s[j] != '\n' && !(key && (j > i + 1 || s[j] == '=')))
+                return 0;
+            *o++ = '"';
+            lo->o = o;
+            return i + 1;
+        }
+        if (c == '\'' || c == '`') { /* another kind of quote: text */
+            *o++ = (char)c;
+            i++;
+            continue;
+        }
+        if (!lane_room(o, lo->oend, n - i, 6)) return 0; /* what follows may write more */
+        if (c == '"') { /* in 'single quotes' */
+            *o++ = '\\';
+            *o++ = '"';
+            i++;
+        } else if (c == '\\') {
+            if (i + 1 >= n) return 0;
+            unsigned char e = s[i + 1];
+            size_t l = 0;
+            switch (e) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+                l = 2;
+                break;
+            case 'u':
+                if (!(i + 5 < n && is_hex(s[i + 2]) && is_hex(s[i + 3]) && is_hex(s[i + 4]) &&
+                      is_hex(s[i + 5])))
+                    return 0;
+                l = 6;
+                break;
+            case '\'':
+            case '`':
+                *o++ = (char)e;
+                if (!(e == '\'' && q == '\'')) lo->steps |= AW_REPAIR_INVALID_ESCAPES;
+                i += 2;
+                continue;
+            case '\n':
+            case '\r':
+                return 0;
+            default: /* \q keeps its backslash, escaped */
+                *o++ = '\\';
+                *o++ = '\\';
+                lo->steps |= AW_REPAIR_INVALID_ESCAPES;
+                i++;
+                continue;
+            }
+            for (size_t k = 0; k < l; k++) *o++ = (char)s[i + k];
+            i += l;
+        } else if (c >= 0x80) {
+            size_t l = text_seq_len(s + i, n - i, 0);
+            if (l) {
+                for (size_t k = 0; k < l; k++) *o++ = (char)s[i + k];
+                i += l;
+            } else { /* not UTF-8 */
+                memcpy(o, "\xEF\xBF\xBD", 3);
+                o += 3;
+                lo->steps |= AW_REPAIR_CONTROL_CHARS;
+                i++;
+            }
+        } else {
+            o += control_escape(c, o);
+            lo->steps |= AW_REPAIR_CONTROL_CHARS;
+            lo->nctrl++;
+            i++;
+        }
+    }
+}
+
+/* A number in JSON's own form at s[i], which a blank or a delimiter (or
+ * the end) follows: its end, else 0. parse_number writes it as it is. */
+static inline size_t lane_number(const unsigned char *s, size_t i, size_t n) {
+    size_t j = i + (s[i] == '-');
+    if (j >= n || !is_digit(s[j])) return 0;
+    if (s[j] == '0') j++;
+    else
+        while (j < n && is_digit(s[j])) j++;
+    if (j < n && s[j] == '.') {
+        if (++j >= n || !is_digit(s[j])) return 0;
+        while (j < n && is_digit(s[j])) j++;
+    }
+    if (j < n && (s[j] | 0x20) == 'e') {
+        if (++j < n && (s[j] == '+' || s[j] == '-')) j++;
+        if (j >= n || !is_digit(s[j])) return 0;
+        while (j < n && is_digit(s[j])) j++;
+    }
+    if (j < n && !(is_ws(s[j]) || s[j] == ',' || s[j] == '}' || s[j] == ']')) return 0;
+    return j;
+}
+
+/* true, false or null at s[i], or Python's True, False or None, not
+ * followed by a letter, digit or '-': its end, else 0. *json gets the JSON
+ * form (as long as the word), *foreign whether it was Python's. */
+static inline size_t lane_literal(const unsigned char *s, size_t i, size_t n, const char **json,
+                                  int *foreign) {
+    static const char *const words[] = {"true", "false", "null", "True", "False", "None"};
+    size_t w = 0, l = 0;
+    switch (s[i]) {
+    case 't': w = 0; break;
+    case 'f': w = 1; break;
+    case 'n': w = 2; break;
+    case 'T': w = 3; break;
+    case 'F': w = 4; break;
+    case 'N': w = 5; break;
+    default: return 0;
+    }
+    l = w % 3 == 1 ? 5 : 4; /* false, False */
+    if (n - i < l || memcmp(s + i, words[w], 4) != 0 || (l == 5 && s[i + 4] != 'e')) return 0;
+    if (i + l < n && (is_ident(s[i + l]) || s[i + l] == '-')) return 0;
+    *json = words[w % 3];
+    *foreign = w >= 3;
+    return i + l;
+}
+
+/* Copy s[i..end) to o, a number or a literal: one 16-byte block when it
+ * fits and the text goes on that far (the lane has room for the block). */
+static inline char *lane_copy(char *o, const unsigned char *s, size_t i, size_t end, size_t full) {
+#ifdef REPAIR_SSE2
+    if (end - i <= 16 && i + 16 <= full) {
+        _mm_storeu_si128((__m128i *)o, _mm_loadu_si128((const __m128i *)(s + i)));
+        return o + (end - i);
+    }
+#else
+    (void)full;
+#endif
+    memcpy(o, s + i, end - i);
+    return o + (end - i);
+}
+
+/* Past the blanks at s[i] (is_ws), up to n. (A 16-byte SSE2 version, free
+ * of the loop's hard-to-guess exit, measured slower: most runs are 0 to 3
+ * bytes long.) */
+static inline size_t skip_blanks(const unsigned char *s, size_t i, size_t n) {
+    while (i < n && ws_tab[s[i]]) i++;
+    return i;
+}
+
+/* A string at s[i] (quote q) for the lane, written at *po after a comma
+ * when comma: where it ends, else 0. A string that is a value in an object
+ * must not be followed by ':' ({"a": "b": 1} is for step()). Only when it
+ * is taken are *po and r's steps and counts updated. */
+static HOT size_t lane_take_string(rp *r, const unsigned char *s, size_t i, size_t n, char **po,
+                                   unsigned char q, int key, int comma, int object_value) {
+    lane_out lo = {*po, r->oend, q == '"' ? 0 : AW_REPAIR_SINGLE_QUOTES, 0};
+    if (comma) *lo.o++ = ',';
+    size_t end = lane_string(s, i, n, &lo, q, key);
+    if (end && object_value) {
+        size_t j = skip_blanks(s, end, n);
+        if (j < n && s[j] == ':') return 0;
+    }
+    if (end) {
+        *po = lo.o;
+        r->steps |= lo.steps;
+        r->nctrl += lo.nctrl;
+    }
+    return end;
+}
+
+/* Take what the lane can from r->i on; 1 when it took a token (so the walk
+ * knows input was consumed by a step), else 0. Each state has its own
+ * block, and a token goes straight to the block of the state that follows
+ * it, as in the grammar: the processor then learns each place's usual
+ * outcome (after a key, a colon), which one dispatch on the state hides. */
+static NOINLINE int fast_lane(rp *r) {
+    const unsigned char *s = r->s;
+    size_t n = r->n, full = r->full, i = r->i;
+    if (r->esc_open) return 0; /* the next string opened with \" */
+    if (!lane_room(r->o, r->oend, n - i, 32) && out_grow(r, n - i + 64)) return 0;
+    char *o = r->o;
+    int state = r->state, after_comma = r->after_comma, took = 0, foreign;
+    size_t d = r->depth, end;
+    unsigned char top = d ? r->kind[d - 1] : 0; /* the innermost container */
+    unsigned char c;
+    const char *json;
+    switch (state) {
+    case S_KEY: goto key;
+    case S_COLON: goto colon;
+    case S_VALUE: goto value;
+    default: goto after;
+    }
+
+key: /* in an object, after '{' or ',' */
+    state = S_KEY;
+    if ((i = skip_blanks(s, i, n)) >= n) goto out;
+    c = s[i];
+    if (c == '}') goto close;
+    if (c == '"' || c == '\'') {
+        if (!(end = lane_take_string(r, s, i, n, &o, c, 1, r->has[d - 1], 0))) goto out;
+    } else if (is_ident(c)) { /* {key: ...}, as bare_word takes it */
+        if (i > r->key_from && i < r->key_stop) goto out;
+        end = i + 1;
+        while (end < n && is_ident(s[end])) end++;
+        if (end >= n || s[end] != ':' || !lane_room(o, r->oend, n - i, 3)) goto out;
+        if (r->has[d - 1]) *o++ = ',';
+        *o++ = '"';
+        o = lane_copy(o, s, i, end, full);
+        *o++ = '"';
+        r->key_from = i;
+        r->key_stop = end;
+        r->steps |= AW_REPAIR_UNQUOTED_KEYS;
+    } else {
+        goto out;
+    }
+    r->has[d - 1] = 1;
+    i = end;
+    took = 1;
+    /* fall through */
+colon:
+    state = S_COLON;
+    if ((i = skip_blanks(s, i, n)) >= n || s[i] != ':') goto out;
+    *o++ = ':';
+    i++;
+    after_comma = 0;
+    took = 1;
+    /* fall through */
+value:
+    state = S_VALUE;
+    if ((i = skip_blanks(s, i, n)) >= n) goto out;
+    c = s[i];
+    if (c == '{' || c == '[') {
+        if (d >= MAX_DEPTH) goto out;
+        if (top == '[') {
+            if (r->has[d - 1]) *o++ = ',';
+            r->has[d - 1] = 1;
+        }
+        *o++ = (char)c;
+        r->kind[d] = c;
+        r->has[d] = 0;
+        d++;
+        top = c;
+        after_comma = 0;
+        took = 1;
+        i++;
+        if (c == '{') {
+            r->open_obj++;
+            goto key;
+        }
+        r->open_arr++;
+        goto value;
+    }
+    if (c == ']' && top == '[') goto close;
+    /* a string, a number or a literal in a container */
+    if (!d) goto out;
+    if (c == '"' || c == '\'') {
+        if (!(end = lane_take_string(r, s, i, n, &o, c, 0, top == '[' && r->has[d - 1], top == '{')))
+            goto out;
+    } else {
+        int comma = top == '[' && r->has[d - 1];
+        if (is_digit(c) || c == '-') {
+            if (!(end = lane_number(s, i, n))) goto out;
+            if (comma) *o++ = ',';
+            o = lane_copy(o, s, i, end, full);
+        } else {
+            if (!(end = lane_literal(s, i, n, &json, &foreign))) goto out;
+            if (comma) *o++ = ',';
+            memcpy(o, json, end - i);
+            o += end - i;
+            if (foreign) r->steps |= AW_REPAIR_PYTHON_LITERALS;
+        }
+    }
+    if (top == '[') r->has[d - 1] = 1;
+    i = end;
+    after_comma = 0;
+    took = 1;
+    /* fall through */
+after: /* after a value in a container */
+    state = S_AFTER;
+    if ((i = skip_blanks(s, i, n)) >= n) goto out;
+    c = s[i];
+    if (c == ',') {
+        i++;
+        after_comma = 1;
+        took = 1;
+        if (top == '{') goto key;
+        goto value;
+    }
+    if ((c == '"' || c == '\'') && lane_room(o, r->oend, n - i, 1)) {
+        /* the comma step() adds before what starts an item; it reads nothing */
+        r->steps |= AW_REPAIR_MISSING_COMMA;
+        after_comma = 0;
+        if (top == '{') goto key;
+        goto value;
+    }
+    if (c != (top == '{' ? '}' : ']')) goto out;
+    /* fall through */
+close: /* the closer c of the innermost container, with close_top's steps */
+    if (state != S_AFTER && after_comma) r->steps |= AW_REPAIR_TRAILING_COMMA;
+    *o++ = (char)c;
+    i++;
+    if (top == '{') r->open_obj--;
+    else r->open_arr--;
+    after_comma = 0;
+    took = 1;
+    if (--d) {
+        top = r->kind[d - 1];
+        goto after;
+    }
+    r->done = 1;
+
+out:
+    r->i = i;
+    r->o = o;
+    r->depth = d;
+    r->state = state;
+    r->after_comma = after_comma;
+    return took;
+}
+
+#endif /* AW_REPAIR_NO_LANE */
 
 /* ---- the walk ----------------------------------------------------------- */
 
@@ -903,6 +1456,12 @@ static void step(rp *r) {
             separate(r);
             parse_string(r, q, ql, 1);
             r->state = S_COLON;
+            if (r->i < n && s[r->i] == ':') { /* the usual next step, taken here */
+                put1(r, ':');
+                r->i++;
+                r->state = S_VALUE;
+                r->after_comma = 0;
+            }
         } else if (c == ':' || c == '{' || c == '[' || c == '=' || c == ')' || c == ';') {
             skip_stray(r);
         } else {
@@ -947,9 +1506,13 @@ static void step(rp *r) {
 static void walk(rp *r) {
     size_t stall = 0;
     while (!r->rc && !r->done) {
+#ifndef AW_REPAIR_NO_LANE
+        if (fast_lane(r)) stall = 0; /* it took tokens: steps that consumed input */
+        if (r->rc || r->done) break;
+#endif
         if (r->i >= r->n || r->s[r->i] <= ' ' || r->s[r->i] >= 0x7F || r->s[r->i] == '/') skip_space(r);
         if (r->i >= r->n) break;
-        if (fence_at(r->s, r->n, r->i)) { /* a closing fence ends the value */
+        if (r->s[r->i] == '`' && fence_at(r->s, r->n, r->i)) { /* a closing fence ends the value */
             r->n = r->i;
             break;
         }
@@ -1009,19 +1572,14 @@ static size_t skip_fence(rp *r, size_t i) {
 static size_t fence_end(const rp *r, size_t from) {
     const unsigned char *s = r->s;
     size_t n = r->full, last = n;
-    int line_start = 0;
-    for (size_t i = from; i < n; i++) {
-        unsigned char c = s[i];
-        if (c == '\n') {
-            line_start = 1;
-        } else if (c == '`' && fence_at(s, n, i)) {
-            if (line_start) return i;
-            last = i;
-            while (i + 1 < n && s[i + 1] == '`') i++;
-            line_start = 0;
-        } else if (c != ' ' && c != '\t' && c != '\r') {
-            line_start = 0;
-        }
+    for (size_t i = next_fence(s, n, from); i < n; i = next_fence(s, n, i)) {
+        /* blanks back to a newline after from: the fence starts a line
+         * (each blank is looked at once: the next fence is further on) */
+        size_t b = i;
+        while (b > from && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) b--;
+        if (b > from && s[b - 1] == '\n') return i;
+        last = i;
+        while (i < n && s[i] == '`') i++;
     }
     return last;
 }
@@ -1065,8 +1623,7 @@ static int find_start(rp *r) {
     /* prose first: the value is most likely inside a fence, if there is one */
     size_t from = r->i;
     if (!(r->steps & AW_REPAIR_CODE_FENCE)) {
-        size_t fence = from;
-        while (fence < n && !(s[fence] == '`' && fence_at(s, n, fence))) fence++;
+        size_t fence = next_fence(s, n, from);
         if (fence < n) {
             unsigned steps0 = r->steps;
             open_fence(r, fence);
@@ -1147,23 +1704,26 @@ static void after_value(rp *r) {
 
 /* ---- entry points ------------------------------------------------------- */
 
+/* Does the strict reader take the text? 1 yes, 0 no, -1 out of memory.
+ * Asked only when the walk changed nothing: a text the walk had to repair
+ * is never valid JSON (every step marks something the strict reader
+ * refuses; fuzz_json_repair checks that valid input comes back unchanged),
+ * so broken text costs one pass, not a failed strict parse first. */
+static int strict_json(const char *text, size_t len, const aw_allocator *alloc) {
+    aw_json_read_options ro = {alloc, 0, false};
+    aw_json_doc *doc = NULL;
+    int rc = aw_json_parse(text, len, &ro, &doc, NULL);
+    aw_json_doc_free(doc);
+    if (rc == AW_ENOMEM) return -1;
+    return rc == 0;
+}
+
 int aw_json_repair(const char *text, size_t len, const aw_allocator *alloc, aw_buf *out,
                    unsigned *steps, aw_error *err) {
     if (steps) *steps = 0;
     if (!out || (!text && len)) return aw__error_set(err, AW_EINVAL, "no input or output buffer");
     if (!text) text = "";
     aw_error_clear(err);
-
-    aw_json_read_options ro = {alloc, 0, false};
-    aw_json_doc *doc = NULL;
-    aw_error perr;
-    int rc = aw_json_parse(text, len, &ro, &doc, &perr);
-    if (rc == 0) {
-        aw_json_doc_free(doc);
-        if (aw_buf_append(out, text, len)) return aw__error_set(err, AW_ENOMEM, "out of memory");
-        return 0;
-    }
-    if (rc == AW_ENOMEM) return aw__error_set(err, AW_ENOMEM, "out of memory");
 
     /* about 2 KiB of state, the container stack included: no allocation */
     rp st;
@@ -1180,7 +1740,11 @@ int aw_json_repair(const char *text, size_t len, const aw_allocator *alloc, aw_b
     /* room for the usual case: output about the size of the input */
     if (aw_buf_reserve(out, len - r->i + 16)) r->rc = AW_ENOMEM;
     r->state = S_VALUE;
-    if (!r->rc) walk(r);
+    if (!r->rc) {
+        out_load(r);
+        walk(r);
+        out_sync(r);
+    }
     if (!r->rc && !r->done) { /* only stray bytes where the value seemed to be */
         out->len = mark;
         if (out->data) out->data[mark] = '\0';
@@ -1195,9 +1759,21 @@ int aw_json_repair(const char *text, size_t len, const aw_allocator *alloc, aw_b
                                 "nesting deeper than %d levels", MAX_DEPTH);
         return aw__error_set(err, AW_ENOMEM, "out of memory");
     }
+    if (!r->steps) { /* nothing to repair: the text may be valid JSON as it is */
+        int valid = strict_json(text, len, alloc);
+        if (valid != 0) {
+            out->len = mark;
+            if (out->data) out->data[mark] = '\0';
+            if (valid < 0) return aw__error_set(err, AW_ENOMEM, "out of memory");
+            if (aw_buf_append(out, text, len)) return aw__error_set(err, AW_ENOMEM, "out of memory");
+            return 0;
+        }
+        /* the strict reader refused it all the same (\ud800, say): the
+         * rewrite stands, and something was changed */
+        r->steps = AW_REPAIR_SURROUNDING_TEXT;
+    }
     out->data[out->len] = '\0';
-    /* the strict reader refused the text, so something was changed */
-    if (steps) *steps = r->steps ? r->steps : AW_REPAIR_SURROUNDING_TEXT;
+    if (steps) *steps = r->steps;
     return 0;
 }
 
