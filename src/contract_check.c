@@ -1,4 +1,5 @@
 /* Validating an element tree against a contract, and mapping it to JSON. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,28 @@ void aw__contract_trim(const char **s, size_t *n) {
     *n = len;
 }
 
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+#define SHORT_DECIMALS_EXACT 1
+#else
+#define SHORT_DECIMALS_EXACT 0
+#endif
+
+/* The value strtod gives for a number of at most 19 digits whose digits,
+ * read as an integer m, stay below 2^53, with k of them after the point:
+ * m and 10^k (k <= 19) are exact doubles, and one IEEE division rounds
+ * m / 10^k correctly, which is what strtod returns. Returns 0 when the
+ * number is not of that kind (or when double arithmetic may carry excess
+ * precision), and the caller asks strtod. Saves most of the cost of
+ * numbers such as confidence="0.95". */
+static int short_decimal(uint64_t m, size_t digits, size_t frac, int negative, double *out) {
+    static const double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
+                                     1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
+    if (!SHORT_DECIMALS_EXACT || digits > 19 || m > ((uint64_t)1 << 53)) return 0;
+    double d = (double)m / powers[frac];
+    *out = negative ? -d : d;
+    return 1;
+}
+
 /* Strict number syntax: [+-]digits[.digits] (decimal) or [+-]digits.
  * Fixed: up to 511 characters (was 63), so that every number parse
  * returns can be built back: written without an exponent, a double takes
@@ -35,14 +58,18 @@ void aw__contract_trim(const char **s, size_t *n) {
 static int number_text(const char *s, size_t n, int allow_point, double *out) {
     char tmp[512];
     if (n == 0 || n >= sizeof tmp) return 0;
-    size_t i = 0, digits = 0;
+    size_t i = 0, digits = 0, frac = 0;
+    uint64_t m = 0; /* the digits as an integer, while there are at most 19 */
     if (s[i] == '+' || s[i] == '-') i++;
-    while (i < n && s[i] >= '0' && s[i] <= '9') i++, digits++;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++)
+        if (digits < 19) m = m * 10 + (uint64_t)(s[i] - '0');
     if (allow_point && i < n && s[i] == '.') {
         i++;
-        while (i < n && s[i] >= '0' && s[i] <= '9') i++, digits++;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++, frac++)
+            if (digits < 19) m = m * 10 + (uint64_t)(s[i] - '0');
     }
     if (i != n || digits == 0) return 0;
+    if (short_decimal(m, digits, frac, s[0] == '-', out)) return 1;
     memcpy(tmp, s[0] == '+' ? s + 1 : s, s[0] == '+' ? n - 1 : n);
     tmp[s[0] == '+' ? n - 1 : n] = '\0';
     /* write into a copy with room for the terminator aw__json_strtod uses */
@@ -138,11 +165,47 @@ typedef struct checker {
     size_t count, cap;
     size_t limit; /* stop after this many (parse: 1) */
     const aw_allocator *alloc;
+    x_tree *tree; /* its nodes get their line and column at the first issue */
     int oom;
 } checker;
 
-static void add_issue(checker *k, aw_contract_code code, const char *path, const x_node *at,
-                      const char *fmt, const char *detail) {
+/* The path of the element being checked, grown and cut back as the checker
+ * descends: no formatting for elements without issues. Kept to 255
+ * characters, as the snprintf into aw_contract_issue.path always was. */
+typedef struct path_buf {
+    char s[256];
+    size_t len;
+} path_buf;
+
+static void path_add(path_buf *p, const char *s, size_t n) {
+    size_t room = sizeof p->s - 1 - p->len;
+    if (n > room) n = room;
+    memcpy(p->s + p->len, s, n);
+    p->len += n;
+    p->s[p->len] = '\0';
+}
+
+static void path_add_index(path_buf *p, size_t idx) {
+    char digits[24];
+    size_t n = sizeof digits;
+    digits[--n] = ']';
+    do {
+        digits[--n] = (char)('0' + idx % 10);
+        idx /= 10;
+    } while (idx);
+    digits[--n] = '[';
+    path_add(p, digits + n, sizeof digits - n);
+}
+
+static void path_cut(path_buf *p, size_t len) {
+    p->len = len;
+    p->s[len] = '\0';
+}
+
+/* An issue at path, or at path + sep + step (an attribute "/@name" or a
+ * child "/name") when step is not NULL. */
+static void add_issue(checker *k, aw_contract_code code, const path_buf *path, const char *sep, const char *step,
+                      const x_node *at, const char *fmt, const char *detail) {
     if (k->oom || k->count >= k->limit) return;
     if (k->count == k->cap) {
         size_t cap = k->cap ? k->cap * 2 : 8;
@@ -157,96 +220,92 @@ static void add_issue(checker *k, aw_contract_code code, const char *path, const
     aw_contract_issue *is = &k->issues[k->count++];
     memset(is, 0, sizeof *is);
     is->code = code;
-    snprintf(is->path, sizeof is->path, "%s", path);
+    path_buf full = *path;
+    if (step) {
+        path_add(&full, sep, strlen(sep));
+        path_add(&full, step, strlen(step));
+    }
+    memcpy(is->path, full.s, full.len + 1);
+    if (at && !at->line) aw__contract_tree_locate(k->tree);
     is->line = at ? at->line : 1;
     is->column = at ? at->column : 1;
     snprintf(is->message, sizeof is->message, fmt, detail);
 }
 
-static const x_attr *find_attr(const x_node *n, const char *name) {
-    for (size_t i = 0; i < n->nattrs; i++)
-        if (!strcmp(n->attrs[i].name, name)) return &n->attrs[i];
-    return NULL;
-}
-
-static void check_elem(checker *k, const c_elem *spec, const x_node *node, const char *path) {
-    char sub[256], msg[200];
+static void check_attrs(checker *k, const c_elem *spec, const x_node *node, const path_buf *path) {
+    char msg[200];
     for (size_t i = 0; i < spec->nattrs; i++) {
         const c_attr *a = &spec->attrs[i];
-        const x_attr *xa = find_attr(node, a->name);
-        snprintf(sub, sizeof sub, "%s/@%s", path, a->name);
-        if (!xa) {
-            if (a->required) add_issue(k, AW_CONTRACT_MISSING_ATTRIBUTE, sub, node, "required attribute %s is missing", a->name);
+        const char *v = node->values[i].s;
+        size_t vn = node->values[i].len;
+        if (!v) {
+            if (a->required)
+                add_issue(k, AW_CONTRACT_MISSING_ATTRIBUTE, path, "/@", a->name, node, "required attribute %s is missing",
+                          a->name);
             continue;
         }
-        const char *v = xa->value;
-        size_t vn = xa->value_len;
         if (a->v.type != CT_STRING) aw__contract_trim(&v, &vn);
         int code = aw__contract_check_value(&a->v, v, vn, msg, sizeof msg);
-        if (code) add_issue(k, (aw_contract_code)code, sub, node, "%s", msg);
+        if (code) add_issue(k, (aw_contract_code)code, path, "/@", a->name, node, "%s", msg);
     }
-    if (k->opts && k->opts->strict) {
-        for (size_t i = 0; i < node->nattrs; i++) {
-            size_t j;
-            for (j = 0; j < spec->nattrs; j++)
-                if (!strcmp(spec->attrs[j].name, node->attrs[i].name)) break;
-            if (j == spec->nattrs) {
-                snprintf(sub, sizeof sub, "%s/@%s", path, node->attrs[i].name);
-                add_issue(k, AW_CONTRACT_UNKNOWN_ATTRIBUTE, sub, node, "attribute %s is not part of the contract",
-                          node->attrs[i].name);
-            }
-        }
-    }
-    const char *text = node->text;
-    size_t tn = node->text_len;
-    aw__contract_trim(&text, &tn);
+    for (size_t i = 0; i < node->nunknown; i++) /* kept in strict mode only */
+        add_issue(k, AW_CONTRACT_UNKNOWN_ATTRIBUTE, path, "/@", node->unknown[i], node,
+                  "attribute %s is not part of the contract", node->unknown[i]);
+}
+
+/* node->text is already trimmed (contract_doc.c). */
+static void check_text(checker *k, const c_elem *spec, const x_node *node, const path_buf *path) {
+    char msg[200];
     if (spec->has_text) {
-        if (!tn) {
-            if (spec->text_required) add_issue(k, AW_CONTRACT_EMPTY_TEXT, path, node, "%s must not be empty", spec->name);
+        if (!node->text_len) {
+            if (spec->text_required) add_issue(k, AW_CONTRACT_EMPTY_TEXT, path, NULL, NULL, node, "%s must not be empty", spec->name);
         } else {
-            int code = aw__contract_check_value(&spec->text, text, tn, msg, sizeof msg);
-            if (code) add_issue(k, (aw_contract_code)code, path, node, "text %s", msg);
+            int code = aw__contract_check_value(&spec->text, node->text, node->text_len, msg, sizeof msg);
+            if (code) add_issue(k, (aw_contract_code)code, path, NULL, NULL, node, "text %s", msg);
         }
-    } else if (tn && k->opts && k->opts->strict) {
-        add_issue(k, AW_CONTRACT_UNEXPECTED_TEXT, path, node, "%s takes no text of its own", spec->name);
+    } else if (node->text_len && k->opts && k->opts->strict) {
+        add_issue(k, AW_CONTRACT_UNEXPECTED_TEXT, path, NULL, NULL, node, "%s takes no text of its own", spec->name);
     }
+}
+
+static void check_elem(checker *k, const c_elem *spec, const x_node *node, path_buf *path) {
+    check_attrs(k, spec, node, path);
+    check_text(k, spec, node, path);
     /* children: count by name, in document order */
-    size_t counts[64] = {0};
+    size_t counts[64];
     size_t nspec = spec->nchildren < 64 ? spec->nchildren : 64;
+    memset(counts, 0, nspec * sizeof *counts);
     for (const x_node *ch = node->first; ch && !k->oom && k->count < k->limit; ch = ch->next) {
-        size_t j;
-        for (j = 0; j < nspec; j++)
-            if (!strcmp(spec->children[j].name, ch->name)) break;
-        if (j == nspec) {
-            if (k->opts && k->opts->strict) {
-                snprintf(sub, sizeof sub, "%s/%s", path, ch->name);
-                add_issue(k, AW_CONTRACT_UNKNOWN_ELEMENT, sub, ch, "element <%s> is not part of the contract", ch->name);
-            }
+        if (!ch->decl) {
+            if (k->opts && k->opts->strict)
+                add_issue(k, AW_CONTRACT_UNKNOWN_ELEMENT, path, "/", ch->name, ch,
+                          "element <%s> is not part of the contract", ch->name);
             continue;
         }
-        const c_elem *cs = &spec->children[j];
+        const c_elem *cs = ch->decl; /* one of spec->children (contract_doc.c) */
+        size_t j = (size_t)(cs - spec->children);
         size_t idx = ++counts[j];
-        if (cs->max == 1) snprintf(sub, sizeof sub, "%s/%s", path, cs->name);
-        else snprintf(sub, sizeof sub, "%s/%s[%zu]", path, cs->name, idx);
-        if (idx > cs->max) {
-            if (idx == cs->max + 1) {
-                char detail[160];
-                snprintf(detail, sizeof detail, "<%s> appears more than %zu time%s in <%s>", cs->name, cs->max,
-                         cs->max == 1 ? "" : "s", spec->name);
-                add_issue(k, AW_CONTRACT_TOO_MANY, sub, ch, "%s", detail);
-            }
-            continue;
+        size_t parent_len = path->len;
+        path_add(path, "/", 1);
+        path_add(path, cs->name, cs->name_len);
+        if (cs->max != 1) path_add_index(path, idx);
+        if (idx <= cs->max) {
+            check_elem(k, cs, ch, path);
+        } else if (idx == cs->max + 1) {
+            char detail[160];
+            snprintf(detail, sizeof detail, "<%s> appears more than %zu time%s in <%s>", cs->name, cs->max,
+                     cs->max == 1 ? "" : "s", spec->name);
+            add_issue(k, AW_CONTRACT_TOO_MANY, path, NULL, NULL, ch, "%s", detail);
         }
-        check_elem(k, cs, ch, sub);
+        path_cut(path, parent_len);
     }
     for (size_t j = 0; j < nspec; j++) {
         const c_elem *cs = &spec->children[j];
         if (counts[j] < cs->min) {
-            snprintf(sub, sizeof sub, "%s/%s", path, cs->name);
             char detail[160];
             if (cs->min == 1) snprintf(detail, sizeof detail, "required element <%s> is missing", cs->name);
             else snprintf(detail, sizeof detail, "<%s> must appear at least %zu times", cs->name, cs->min);
-            add_issue(k, AW_CONTRACT_MISSING_ELEMENT, sub, node, "%s", detail);
+            add_issue(k, AW_CONTRACT_MISSING_ELEMENT, path, "/", cs->name, node, "%s", detail);
         }
     }
 }
@@ -258,25 +317,28 @@ static int run_check(const aw_contract *c, const char *xml, size_t len, const aw
     k->opts = opts;
     k->limit = limit;
     k->alloc = opts ? opts->alloc : NULL;
+    k->tree = tree;
+    path_buf path = {"", 0};
     aw_contract_issue issue;
-    int rc = aw__contract_tree(xml, len, opts, c->root.name, tree, &issue);
+    int rc = aw__contract_tree(xml, len, opts, &c->root, tree, &issue);
     if (rc == AW_ENOMEM) return rc;
     if (rc) {
-        add_issue(k, issue.code, issue.path, NULL, "%s", issue.message);
+        path_add(&path, issue.path, strlen(issue.path));
+        add_issue(k, issue.code, &path, NULL, NULL, NULL, "%s", issue.message);
         if (k->count) {
             k->issues[0].line = issue.line;
             k->issues[0].column = issue.column;
         }
         return k->oom ? AW_ENOMEM : AW_EVALID;
     }
-    char path[256];
-    snprintf(path, sizeof path, "/%s", c->root.name);
-    if (strcmp(tree->root->name, c->root.name) != 0) {
+    path_add(&path, "/", 1);
+    path_add(&path, c->root.name, c->root.name_len);
+    if (!tree->root->decl) {
         char detail[200];
         snprintf(detail, sizeof detail, "the root element must be <%s>, not <%.80s>", c->root.name, tree->root->name);
-        add_issue(k, AW_CONTRACT_WRONG_ROOT, path, tree->root, "%s", detail);
+        add_issue(k, AW_CONTRACT_WRONG_ROOT, &path, NULL, NULL, tree->root, "%s", detail);
     } else {
-        check_elem(k, &c->root, tree->root, path);
+        check_elem(k, &c->root, tree->root, &path);
     }
     if (k->oom) return AW_ENOMEM;
     return k->count ? AW_EVALID : 0;
@@ -348,42 +410,40 @@ static aw_json_value *typed(aw_json_doc *doc, const c_value *v, const char *s, s
     }
 }
 
+/* Only for a document the checker passed: every declared child is within
+ * its maximum. Text is already trimmed. */
 static aw_json_value *map_elem(aw_json_doc *doc, const c_elem *spec, const x_node *node, int depth) {
     if (depth > 64) return NULL;
     const char *text = node->text;
     size_t tn = node->text_len;
-    aw__contract_trim(&text, &tn);
     if (!spec->nattrs && !spec->nchildren) return typed(doc, &spec->text, text, tn);
     aw_json_value *obj = aw_json_new_object(doc);
     if (!obj) return NULL;
     for (size_t i = 0; i < spec->nattrs; i++) {
-        const x_attr *xa = find_attr(node, spec->attrs[i].name);
-        if (!xa) continue;
-        const char *v = xa->value;
-        size_t vn = xa->value_len;
-        if (spec->attrs[i].v.type != CT_STRING) aw__contract_trim(&v, &vn);
-        aw_json_value *jv = typed(doc, &spec->attrs[i].v, v, vn);
-        if (!jv || aw_json_object_set(doc, obj, spec->attrs[i].name, strlen(spec->attrs[i].name), jv)) return NULL;
+        const c_attr *a = &spec->attrs[i];
+        const char *v = node->values[i].s;
+        size_t vn = node->values[i].len;
+        if (!v) continue;
+        if (a->v.type != CT_STRING) aw__contract_trim(&v, &vn);
+        aw_json_value *jv = typed(doc, &a->v, v, vn);
+        if (!jv || aw_json_object_set(doc, obj, a->name, a->name_len, jv)) return NULL;
     }
     for (size_t j = 0; j < spec->nchildren; j++) {
         const c_elem *cs = &spec->children[j];
         aw_json_value *arr = cs->max > 1 ? aw_json_new_array(doc) : NULL;
         if (cs->max > 1 && !arr) return NULL;
-        int found = 0;
         for (const x_node *ch = node->first; ch; ch = ch->next) {
-            if (strcmp(ch->name, cs->name) != 0) continue;
+            if (ch->decl != cs) continue;
             aw_json_value *cv = map_elem(doc, cs, ch, depth + 1);
             if (!cv) return NULL;
-            found = 1;
             if (arr) {
                 if (aw_json_array_push(doc, arr, cv)) return NULL;
             } else {
-                if (aw_json_object_set(doc, obj, cs->name, strlen(cs->name), cv)) return NULL;
+                if (aw_json_object_set(doc, obj, cs->name, cs->name_len, cv)) return NULL;
                 break;
             }
         }
-        if (arr && aw_json_object_set(doc, obj, cs->name, strlen(cs->name), arr)) return NULL;
-        (void)found;
+        if (arr && aw_json_object_set(doc, obj, cs->name, cs->name_len, arr)) return NULL;
     }
     if (spec->has_text && tn) {
         aw_json_value *tv = typed(doc, &spec->text, text, tn);

@@ -537,12 +537,67 @@ static void test_builtins_are_the_files(void **state) {
     }
 }
 
+/* Short decimals are converted without strtod (contract_check.c: up to 19
+ * digits below 2^53, one exact division); the result must be strtod's to
+ * the bit, on both sides of every limit of that fast path, and longer
+ * numbers still go to strtod. */
+static void expect_number_as_strtod(const aw_contract *c, const char *attr, const char *num) {
+    char xml[200];
+    snprintf(xml, sizeof xml, "<n %s=\"%s\"/>", attr, num);
+    aw_json_doc *doc = NULL;
+    aw_error err;
+    if (aw_contract_parse(c, xml, strlen(xml), NULL, &doc, &err)) fail_msg("%s: %s", xml, err.message);
+    const aw_json_value *v = aw_json_get(aw_json_doc_root(doc), attr);
+    assert_true(aw_json_is_number(v));
+    double want = strtod(num, NULL), got = v->u.num.d;
+    if (memcmp(&want, &got, sizeof want) != 0) fail_msg("%s: %.17g, strtod says %.17g", xml, got, want);
+    aw_json_doc_free(doc);
+}
+
+static void test_numbers_as_strtod(void **state) {
+    (void)state;
+    static const char json[] = "{\"format\": \"1.0\", \"root\": {\"name\": \"n\", \"attributes\": ["
+                               "{\"name\": \"d\", \"type\": \"decimal\"}, {\"name\": \"i\", \"type\": \"integer\"}]}}";
+    aw_contract *c = load_text(json, strlen(json));
+    const char *decimals[] = {
+        "0", "-0", "+0", "-0.0", "0.0", "1", "0.95", "0.1", "0.3", "+0.5", "-0.75", "007.50", "1.0000000000000000000",
+        "9007199254740992", "9007199254740993", "9007199254740991", "0.9007199254740993", "900719925474099.3",
+        "9999999999999999999", "99999999999999999999", "0.1234567890123456789", "0.12345678901234567890",
+        "1234567890123456789.0", "0.0000000000000000001", "0.00000000000000000001", "0.30000000000000004",
+        "3.141592653589793238462643383279", "1797693134862315708145274237317043567981",
+    };
+    for (size_t i = 0; i < sizeof decimals / sizeof decimals[0]; i++)
+        expect_number_as_strtod(c, "d", decimals[i]);
+    const char *integers[] = {"0", "-0", "42", "+42", "-9007199254740993", "18446744073709551615",
+                              "123456789012345678901234567890"};
+    for (size_t i = 0; i < sizeof integers / sizeof integers[0]; i++) expect_number_as_strtod(c, "i", integers[i]);
+    /* random decimals of 1 to 21 digits, the point anywhere */
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+    for (int k = 0; k < 20000; k++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        size_t digits = 1 + seed % 21, point = (seed >> 8) % (digits + 1);
+        char num[40];
+        size_t n = 0;
+        if ((seed >> 16) & 1) num[n++] = '-';
+        uint64_t r = seed;
+        for (size_t d = 0; d < digits; d++) {
+            if (d == point && d) num[n++] = '.';
+            r = r * 6364136223846793005u + 1442695040888963407u;
+            num[n++] = (char)('0' + (r >> 33) % 10);
+        }
+        num[n] = '\0';
+        expect_number_as_strtod(c, "d", num);
+    }
+    aw_contract_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_end_to_end),     cmocka_unit_test(test_user_rules),
         cmocka_unit_test(test_mapping),        cmocka_unit_test(test_enum_and_lists),
         cmocka_unit_test(test_format_version), cmocka_unit_test(test_loader_refusals),
         cmocka_unit_test(test_deep_contract),  cmocka_unit_test(test_builtins_are_the_files),
+        cmocka_unit_test(test_numbers_as_strtod),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
