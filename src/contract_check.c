@@ -96,8 +96,10 @@ static size_t list_items(const char *s, size_t n) {
     return count;
 }
 
-int aw__contract_check_value(const c_value *v, const char *s, size_t n, char *msg, size_t size) {
-    double d;
+/* Check a value against its type: 0, or an aw_contract_code with a message
+ * in msg. *number receives an integer's or a decimal's value. */
+static int check_value(const c_value *v, const char *s, size_t n, char *msg, size_t size, double *number) {
+    double d = 0;
     switch (v->type) {
     case CT_STRING:
         break;
@@ -125,6 +127,7 @@ int aw__contract_check_value(const c_value *v, const char *s, size_t n, char *ms
                 snprintf(msg, size, "must be at most %s, not %.*s", hi, (int)(n > 40 ? 40 : n), s);
             return AW_CONTRACT_BAD_VALUE;
         }
+        *number = d;
         break;
     case CT_BOOLEAN:
         if (!((n == 4 && !memcmp(s, "true", 4)) || (n == 5 && !memcmp(s, "false", 5)))) {
@@ -157,6 +160,107 @@ int aw__contract_check_value(const c_value *v, const char *s, size_t n, char *ms
     return 0;
 }
 
+/* ---- JSON values ------------------------------------------------------------ */
+
+/* The typed result is built in place in the document's arena while the
+ * checker walks the tree (parse only): the sizes of objects and arrays are
+ * known from the tree, and the keys (the contract's names, all different,
+ * none an array index: contract_load.c) need none of the checks
+ * aw_json_object_set makes. The strings already live in the document's
+ * arena (aw__contract_tree), so a string value points at them. */
+
+static int string_value(aw_json_doc *doc, const char *s, size_t n, aw_json_value *out) {
+    memset(out, 0, sizeof *out);
+    out->type = AW_JSON_STRING;
+    if (s[n] != '\0') { /* a trimmed part of a value: copy it */
+        char *p = aw__arena_alloc(&doc->arena, n + 1);
+        if (!p) return -1;
+        memcpy(p, s, n);
+        p[n] = '\0';
+        s = p;
+    }
+    out->u.str.ptr = s;
+    out->u.str.len = n;
+    return 0;
+}
+
+/* A value made by one of the public constructors, copied into place. */
+static int made_value(const aw_json_value *v, aw_json_value *out) {
+    if (!v) return -1;
+    *out = *v;
+    return 0;
+}
+
+static int list_value(aw_json_doc *doc, const char *s, size_t n, aw_json_value *out) {
+    memset(out, 0, sizeof *out);
+    out->type = AW_JSON_ARRAY;
+    size_t count = 0;
+    for (size_t i = 0; i <= n;) { /* count first: the items go in one array of that size */
+        const char *comma = memchr(s + i, ',', n - i);
+        size_t end = comma ? (size_t)(comma - s) : n;
+        const char *item = s + i;
+        size_t len = end - i;
+        aw__contract_trim(&item, &len);
+        count += len != 0;
+        if (!comma) break;
+        i = end + 1;
+    }
+    if (!count) return 0;
+    aw_json_value *items = aw__arena_alloc(&doc->arena, count * sizeof *items);
+    if (!items) return -1;
+    out->u.arr.items = items;
+    out->u.arr.cap = count;
+    for (size_t i = 0; i <= n;) {
+        const char *comma = memchr(s + i, ',', n - i);
+        size_t end = comma ? (size_t)(comma - s) : n;
+        const char *item = s + i;
+        size_t len = end - i;
+        aw__contract_trim(&item, &len);
+        if (len && string_value(doc, item, len, &items[out->u.arr.count++])) return -1;
+        if (!comma) break;
+        i = end + 1;
+    }
+    return 0;
+}
+
+/* number: the value check_value found for an integer or a decimal. */
+static int typed(aw_json_doc *doc, const c_value *v, const char *s, size_t n, double number, aw_json_value *out) {
+    /* Fixed: empty optional text of an integer, decimal, boolean or enum
+     * element (attributes cannot be empty and valid) is null; it used to
+     * come out as "" for numbers and enums and as false for booleans, a
+     * value the model never wrote. */
+    if (n == 0 && v->type != CT_STRING && v->type != CT_LIST) {
+        memset(out, 0, sizeof *out);
+        out->type = AW_JSON_NULL;
+        return 0;
+    }
+    switch (v->type) {
+    case CT_INTEGER:
+    case CT_DECIMAL: return made_value(aw_json_new_number(doc, number), out);
+    case CT_BOOLEAN:
+        memset(out, 0, sizeof *out);
+        out->type = AW_JSON_BOOL;
+        out->u.b = n == 4 && !memcmp(s, "true", 4);
+        return 0;
+    case CT_LIST: return list_value(doc, s, n, out);
+    default: return string_value(doc, s, n, out);
+    }
+}
+
+static int set_key(aw_json_doc *doc, aw_json_member *m, const char *key, size_t len) {
+    char *k = aw__arena_alloc(&doc->arena, len + 1);
+    if (!k) return -1;
+    memcpy(k, key, len + 1);
+    m->key = k;
+    m->key_len = len;
+    return 0;
+}
+
+/* Only for a document the checker passed: every declared child is within
+ * its maximum, so a child allowed once occurs at most once. Text is
+ * already trimmed. Members: the attributes present, then each child in
+ * the contract's order (an array when it may occur more than once, even
+ * empty), then the element's own text under "#text". */
 /* ---- validation ----------------------------------------------------------- */
 
 typedef struct checker {
@@ -165,13 +269,11 @@ typedef struct checker {
     size_t count, cap;
     size_t limit; /* stop after this many (parse: 1) */
     const aw_allocator *alloc;
-    x_tree *tree; /* its nodes get their line and column at the first issue */
+    x_tree *tree;     /* its nodes get their line and column at the first issue */
+    aw_json_doc *doc; /* parse: the typed result is built here as the checker goes */
     int oom;
 } checker;
 
-/* The path of the element being checked, grown and cut back as the checker
- * descends: no formatting for elements without issues. Kept to 255
- * characters, as the snprintf into aw_contract_issue.path always was. */
 typedef struct path_buf {
     char s[256];
     size_t len;
@@ -232,7 +334,8 @@ static void add_issue(checker *k, aw_contract_code code, const path_buf *path, c
     snprintf(is->message, sizeof is->message, fmt, detail);
 }
 
-static void check_attrs(checker *k, const c_elem *spec, const x_node *node, const path_buf *path) {
+static void check_attrs(checker *k, const c_elem *spec, const x_node *node, const path_buf *path,
+                        aw_json_member *out) {
     char msg[200];
     for (size_t i = 0; i < spec->nattrs; i++) {
         const c_attr *a = &spec->attrs[i];
@@ -245,32 +348,104 @@ static void check_attrs(checker *k, const c_elem *spec, const x_node *node, cons
             continue;
         }
         if (a->v.type != CT_STRING) aw__contract_trim(&v, &vn);
-        int code = aw__contract_check_value(&a->v, v, vn, msg, sizeof msg);
-        if (code) add_issue(k, (aw_contract_code)code, path, "/@", a->name, node, "%s", msg);
+        double number;
+        int code = check_value(&a->v, v, vn, msg, sizeof msg, &number);
+        if (code) {
+            add_issue(k, (aw_contract_code)code, path, "/@", a->name, node, "%s", msg);
+        } else if (out) {
+            if (set_key(k->doc, out, a->name, a->name_len) || typed(k->doc, &a->v, v, vn, number, &out->value))
+                k->oom = 1;
+            out++;
+        }
     }
     for (size_t i = 0; i < node->nunknown; i++) /* kept in strict mode only */
         add_issue(k, AW_CONTRACT_UNKNOWN_ATTRIBUTE, path, "/@", node->unknown[i], node,
                   "attribute %s is not part of the contract", node->unknown[i]);
 }
 
-/* node->text is already trimmed (contract_doc.c). */
-static void check_text(checker *k, const c_elem *spec, const x_node *node, const path_buf *path) {
+/* node->text is already trimmed (contract_doc.c). out: where its typed
+ * value goes, or NULL. */
+static void check_text(checker *k, const c_elem *spec, const x_node *node, const path_buf *path, aw_json_value *out) {
     char msg[200];
+    double number = 0;
     if (spec->has_text) {
         if (!node->text_len) {
-            if (spec->text_required) add_issue(k, AW_CONTRACT_EMPTY_TEXT, path, NULL, NULL, node, "%s must not be empty", spec->name);
+            if (spec->text_required) {
+                add_issue(k, AW_CONTRACT_EMPTY_TEXT, path, NULL, NULL, node, "%s must not be empty", spec->name);
+                return;
+            }
         } else {
-            int code = aw__contract_check_value(&spec->text, node->text, node->text_len, msg, sizeof msg);
-            if (code) add_issue(k, (aw_contract_code)code, path, NULL, NULL, node, "text %s", msg);
+            int code = check_value(&spec->text, node->text, node->text_len, msg, sizeof msg, &number);
+            if (code) {
+                add_issue(k, (aw_contract_code)code, path, NULL, NULL, node, "text %s", msg);
+                return;
+            }
         }
     } else if (node->text_len && k->opts && k->opts->strict) {
         add_issue(k, AW_CONTRACT_UNEXPECTED_TEXT, path, NULL, NULL, node, "%s takes no text of its own", spec->name);
     }
+    if (out && typed(k->doc, &spec->text, node->text, node->text_len, number, out)) k->oom = 1;
 }
 
-static void check_elem(checker *k, const c_elem *spec, const x_node *node, path_buf *path) {
-    check_attrs(k, spec, node, path);
-    check_text(k, spec, node, path);
+/* The object an element with attributes or children maps to: the
+ * attributes present, then each declared child in the contract's order
+ * (an array when it may occur more than once, even empty; left out when it
+ * may occur once and does not), then the element's own text as "#text".
+ * Sizes its members and arrays from the tree, sets the children's keys,
+ * and leaves in slot[j] the member of declared child j. */
+static int object_layout(aw_json_doc *doc, const c_elem *spec, const x_node *node, size_t *slot,
+                         aw_json_value *out) {
+    size_t nspec = spec->nchildren < 64 ? spec->nchildren : 64;
+    memset(slot, 0, nspec * sizeof *slot);
+    for (const x_node *ch = node->first; ch; ch = ch->next)
+        if (ch->decl) slot[ch->decl - spec->children]++;
+    size_t count = 0;
+    for (size_t i = 0; i < spec->nattrs; i++) count += node->values[i].s != NULL;
+    size_t first_child = count;
+    for (size_t j = 0; j < nspec; j++) count += spec->children[j].max > 1 || slot[j];
+    count += spec->has_text && node->text_len;
+    aw_json_member *m = count ? aw__arena_alloc(&doc->arena, count * sizeof *m) : NULL;
+    if (count && !m) return -1;
+    memset(out, 0, sizeof *out);
+    out->type = AW_JSON_OBJECT;
+    out->u.obj.members = m;
+    out->u.obj.count = out->u.obj.cap = count;
+    size_t at = first_child;
+    for (size_t j = 0; j < nspec; j++) {
+        const c_elem *cs = &spec->children[j];
+        size_t occurs = slot[j];
+        if (cs->max <= 1 && !occurs) continue;
+        if (set_key(doc, &m[at], cs->name, cs->name_len)) return -1;
+        aw_json_value *v = &m[at].value;
+        memset(v, 0, sizeof *v);
+        v->type = AW_JSON_ARRAY; /* a child allowed once replaces this with itself */
+        if (cs->max > 1 && occurs) {
+            if (!(v->u.arr.items = aw__arena_alloc(&doc->arena, occurs * sizeof *v->u.arr.items))) return -1;
+            v->u.arr.cap = occurs;
+        }
+        slot[j] = at++;
+    }
+    if (spec->has_text && node->text_len && set_key(doc, &m[at], "#text", 5)) return -1;
+    return 0;
+}
+
+/* Check an element and what it holds; out (parse) receives its typed
+ * value. Once an issue is found, parse stops (limit 1) and the half-built
+ * result is dropped with its document. */
+static void check_elem(checker *k, const c_elem *spec, const x_node *node, path_buf *path, aw_json_value *out) {
+    size_t slot[64]; /* declared child j: its member in out */
+    aw_json_member *m = NULL;
+    aw_json_value *text_out = out; /* an element with only text maps to its text */
+    if (out && (spec->nattrs || spec->nchildren)) {
+        if (object_layout(k->doc, spec, node, slot, out)) {
+            k->oom = 1;
+            return;
+        }
+        m = out->u.obj.members;
+        text_out = spec->has_text && node->text_len ? &m[out->u.obj.count - 1].value : NULL;
+    }
+    check_attrs(k, spec, node, path, m);
+    check_text(k, spec, node, path, text_out);
     /* children: count by name, in document order */
     size_t counts[64];
     size_t nspec = spec->nchildren < 64 ? spec->nchildren : 64;
@@ -290,7 +465,12 @@ static void check_elem(checker *k, const c_elem *spec, const x_node *node, path_
         path_add(path, cs->name, cs->name_len);
         if (cs->max != 1) path_add_index(path, idx);
         if (idx <= cs->max) {
-            check_elem(k, cs, ch, path);
+            aw_json_value *child_out = NULL;
+            if (m) {
+                aw_json_value *v = &m[slot[j]].value;
+                child_out = cs->max > 1 ? &v->u.arr.items[v->u.arr.count++] : v;
+            }
+            check_elem(k, cs, ch, path, child_out);
         } else if (idx == cs->max + 1) {
             char detail[160];
             snprintf(detail, sizeof detail, "<%s> appears more than %zu time%s in <%s>", cs->name, cs->max,
@@ -310,17 +490,19 @@ static void check_elem(checker *k, const c_elem *spec, const x_node *node, path_
     }
 }
 
-/* Parse and check; tree is kept for the caller on success. */
+/* Parse and check; with doc (parse), its strings go to doc's arena and
+ * *result receives the typed value. The tree is the caller's to free. */
 static int run_check(const aw_contract *c, const char *xml, size_t len, const aw_contract_options *opts,
-                     size_t limit, x_tree *tree, checker *k) {
+                     size_t limit, aw_json_doc *doc, aw_json_value **result, x_tree *tree, checker *k) {
     memset(k, 0, sizeof *k);
     k->opts = opts;
     k->limit = limit;
     k->alloc = opts ? opts->alloc : NULL;
     k->tree = tree;
+    k->doc = doc;
     path_buf path = {"", 0};
     aw_contract_issue issue;
-    int rc = aw__contract_tree(xml, len, opts, &c->root, tree, &issue);
+    int rc = aw__contract_tree(xml, len, opts, &c->root, doc ? &doc->arena : NULL, tree, &issue);
     if (rc == AW_ENOMEM) return rc;
     if (rc) {
         path_add(&path, issue.path, strlen(issue.path));
@@ -338,7 +520,10 @@ static int run_check(const aw_contract *c, const char *xml, size_t len, const aw
         snprintf(detail, sizeof detail, "the root element must be <%s>, not <%.80s>", c->root.name, tree->root->name);
         add_issue(k, AW_CONTRACT_WRONG_ROOT, &path, NULL, NULL, tree->root, "%s", detail);
     } else {
-        check_elem(k, &c->root, tree->root, &path);
+        aw_json_value *root = doc ? aw__arena_alloc(&doc->arena, sizeof *root) : NULL;
+        if (doc && !root) return AW_ENOMEM;
+        check_elem(k, &c->root, tree->root, &path, root);
+        if (result) *result = root;
     }
     if (k->oom) return AW_ENOMEM;
     return k->count ? AW_EVALID : 0;
@@ -352,7 +537,7 @@ int aw_contract_validate(const aw_contract *c, const char *xml, size_t len,
     *issue_count = 0;
     x_tree tree;
     checker k;
-    int rc = run_check(c, xml ? xml : "", len, opts, SIZE_MAX, &tree, &k);
+    int rc = run_check(c, xml ? xml : "", len, opts, SIZE_MAX, NULL, NULL, &tree, &k);
     aw__contract_tree_free(&tree); /* safe after a failed parse too */
     if (rc == AW_ENOMEM) {
         aw_free(k.alloc, k.issues);
@@ -373,92 +558,24 @@ int aw_contract_validate(const aw_contract *c, const char *xml, size_t len,
     return 0;
 }
 
-/* ---- mapping to JSON -------------------------------------------------------- */
-
-static aw_json_value *typed(aw_json_doc *doc, const c_value *v, const char *s, size_t n) {
-    double d;
-    /* Fixed: empty optional text of an integer, decimal, boolean or enum
-     * element (attributes cannot be empty and valid) is null; it used to
-     * come out as "" for numbers and enums and as false for booleans, a
-     * value the model never wrote. */
-    if (n == 0 && v->type != CT_STRING && v->type != CT_LIST) return aw_json_new_null(doc);
-    switch (v->type) {
-    case CT_INTEGER:
-    case CT_DECIMAL:
-        if (number_text(s, n, v->type == CT_DECIMAL, &d)) return aw_json_new_number(doc, d);
-        return aw_json_new_string(doc, s, n);
-    case CT_BOOLEAN: return aw_json_new_bool(doc, n == 4 && !memcmp(s, "true", 4));
-    case CT_LIST: {
-        aw_json_value *arr = aw_json_new_array(doc);
-        size_t i = 0;
-        while (arr && i <= n) {
-            const char *comma = memchr(s + i, ',', n - i);
-            size_t end = comma ? (size_t)(comma - s) : n;
-            const char *item = s + i;
-            size_t len = end - i;
-            aw__contract_trim(&item, &len);
-            if (len) {
-                aw_json_value *sv = aw_json_new_string(doc, item, len);
-                if (!sv || aw_json_array_push(doc, arr, sv)) return NULL;
-            }
-            if (!comma) break;
-            i = end + 1;
-        }
-        return arr;
-    }
-    default: return aw_json_new_string(doc, s, n);
-    }
-}
-
-/* Only for a document the checker passed: every declared child is within
- * its maximum. Text is already trimmed. */
-static aw_json_value *map_elem(aw_json_doc *doc, const c_elem *spec, const x_node *node, int depth) {
-    if (depth > 64) return NULL;
-    const char *text = node->text;
-    size_t tn = node->text_len;
-    if (!spec->nattrs && !spec->nchildren) return typed(doc, &spec->text, text, tn);
-    aw_json_value *obj = aw_json_new_object(doc);
-    if (!obj) return NULL;
-    for (size_t i = 0; i < spec->nattrs; i++) {
-        const c_attr *a = &spec->attrs[i];
-        const char *v = node->values[i].s;
-        size_t vn = node->values[i].len;
-        if (!v) continue;
-        if (a->v.type != CT_STRING) aw__contract_trim(&v, &vn);
-        aw_json_value *jv = typed(doc, &a->v, v, vn);
-        if (!jv || aw_json_object_set(doc, obj, a->name, a->name_len, jv)) return NULL;
-    }
-    for (size_t j = 0; j < spec->nchildren; j++) {
-        const c_elem *cs = &spec->children[j];
-        aw_json_value *arr = cs->max > 1 ? aw_json_new_array(doc) : NULL;
-        if (cs->max > 1 && !arr) return NULL;
-        for (const x_node *ch = node->first; ch; ch = ch->next) {
-            if (ch->decl != cs) continue;
-            aw_json_value *cv = map_elem(doc, cs, ch, depth + 1);
-            if (!cv) return NULL;
-            if (arr) {
-                if (aw_json_array_push(doc, arr, cv)) return NULL;
-            } else {
-                if (aw_json_object_set(doc, obj, cs->name, cs->name_len, cv)) return NULL;
-                break;
-            }
-        }
-        if (arr && aw_json_object_set(doc, obj, cs->name, cs->name_len, arr)) return NULL;
-    }
-    if (spec->has_text && tn) {
-        aw_json_value *tv = typed(doc, &spec->text, text, tn);
-        if (!tv || aw_json_object_set(doc, obj, "#text", 5, tv)) return NULL;
-    }
-    return obj;
-}
-
 int aw_contract_parse(const aw_contract *c, const char *xml, size_t len,
                       const aw_contract_options *opts, aw_json_doc **out, aw_error *err) {
     if (!c || (!xml && len) || !out) return aw__error_set(err, AW_EINVAL, "invalid arguments");
     *out = NULL;
+    /* The result's arena receives the tree's strings and the JSON built
+     * around them: start it in one block of what a reply needs (its
+     * strings, at most the document, and the values around them). */
+    aw_json_doc *doc = aw_json_doc_new(opts ? opts->alloc : NULL);
+    size_t guess = 2 * len + 4096;
+    if (!doc || aw__arena_reserve(&doc->arena, guess < (1u << 20) ? guess : (1u << 20))) {
+        aw_json_doc_free(doc);
+        return aw__error_set(err, AW_ENOMEM, "out of memory");
+    }
     x_tree tree;
     checker k;
-    int rc = run_check(c, xml ? xml : "", len, opts, 1, &tree, &k);
+    aw_json_value *root = NULL;
+    int rc = run_check(c, xml ? xml : "", len, opts, 1, doc, &root, &tree, &k);
+    aw__contract_tree_free(&tree);
     if (rc) {
         if (rc == AW_EVALID && k.count) {
             aw__error_set(err, AW_EVALID, "%s: %s", k.issues[0].path[0] ? k.issues[0].path : "document",
@@ -471,17 +588,10 @@ int aw_contract_parse(const aw_contract *c, const char *xml, size_t len,
             aw__error_set(err, AW_ENOMEM, "out of memory");
         }
         aw_free(k.alloc, k.issues);
-        aw__contract_tree_free(&tree);
+        aw_json_doc_free(doc);
         return rc;
     }
     aw_free(k.alloc, k.issues);
-    aw_json_doc *doc = aw_json_doc_new(opts ? opts->alloc : NULL);
-    aw_json_value *root = doc ? map_elem(doc, &c->root, tree.root, 0) : NULL;
-    aw__contract_tree_free(&tree);
-    if (!root) {
-        aw_json_doc_free(doc);
-        return aw__error_set(err, AW_ENOMEM, "out of memory");
-    }
     aw_json_doc_set_root(doc, root);
     *out = doc;
     return 0;

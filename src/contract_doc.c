@@ -60,8 +60,9 @@ static void XMLCALL on_decl(void *ud, const XML_Char *version, const XML_Char *e
     }
 }
 
-static char *copy(builder *b, const char *s, size_t n) {
-    char *p = aw__arena_alloc(&b->tree->arena, n + 1);
+/* s and its terminator */
+static char *copy(aw_arena *arena, const char *s, size_t n) {
+    char *p = aw__arena_alloc(arena, n + 1);
     if (!p) return NULL;
     memcpy(p, s, n + 1);
     return p;
@@ -83,16 +84,19 @@ static x_node *new_node(builder *b, const char *name, const c_elem *decl, size_t
     return n;
 }
 
+/* Names mostly differ in their first byte: no strcmp call for those. */
+static int same_name(const char *a, const char *b) { return a[0] == b[0] && strcmp(a, b) == 0; }
+
 static const c_elem *child_decl(const c_elem *parent, const char *name) {
     size_t n = parent->nchildren < 64 ? parent->nchildren : 64; /* as many as the checker counts */
     for (size_t j = 0; j < n; j++)
-        if (!strcmp(parent->children[j].name, name)) return &parent->children[j];
+        if (same_name(parent->children[j].name, name)) return &parent->children[j];
     return NULL;
 }
 
 static size_t attr_decl(const c_elem *decl, const char *name) {
     size_t j = 0;
-    while (j < decl->nattrs && strcmp(decl->attrs[j].name, name) != 0) j++;
+    while (j < decl->nattrs && !same_name(decl->attrs[j].name, name)) j++;
     return j;
 }
 
@@ -109,12 +113,12 @@ static x_node *declared_node(builder *b, const c_elem *decl, const XML_Char **at
         size_t j = attr_decl(decl, name);
         if (j < decl->nattrs) {
             size_t len = strlen(value);
-            if (!(n->values[j].s = copy(b, value, len))) return NULL;
+            if (!(n->values[j].s = copy(b->tree->strings, value, len))) return NULL;
             n->values[j].len = len;
         } else if (b->strict) {
             if (!n->unknown && !(n->unknown = aw__arena_alloc(&b->tree->arena, nattrs * sizeof *n->unknown)))
                 return NULL;
-            if (!(n->unknown[n->nunknown++] = copy(b, name, strlen(name)))) return NULL;
+            if (!(n->unknown[n->nunknown++] = copy(&b->tree->arena, name, strlen(name)))) return NULL;
         }
     }
     return n;
@@ -123,7 +127,7 @@ static x_node *declared_node(builder *b, const c_elem *decl, const XML_Char **at
 /* An undeclared element: only its name is kept, for the issue that
  * reports it (strict mode, or a wrong root). */
 static x_node *undeclared_node(builder *b, const XML_Char *name) {
-    char *copied = copy(b, name, strlen(name));
+    char *copied = copy(&b->tree->arena, name, strlen(name));
     return copied ? new_node(b, copied, NULL, 0) : NULL;
 }
 
@@ -145,7 +149,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     x_node *parent = b->depth ? b->open[b->depth - 1] : NULL;
     x_node *n = NULL;
     if (!b->depth || (parent && parent->decl)) {
-        const c_elem *decl = parent ? child_decl(parent->decl, name) : strcmp(name, b->root->name) ? NULL : b->root;
+        const c_elem *decl = parent ? child_decl(parent->decl, name) : same_name(name, b->root->name) ? b->root : NULL;
         n = decl ? declared_node(b, decl, atts, nattrs) : undeclared_node(b, name);
         if (!n) return aw__expat_fail(&b->x, AW_ENOMEM, "out of memory");
         if (!parent) b->tree->root = n;
@@ -173,7 +177,7 @@ static void XMLCALL on_end(void *ud, const XML_Char *name) {
         aw__contract_trim(&t, &len);
         b->text_len = start;
         if (!len) return;
-        char *p = aw__arena_alloc(&b->tree->arena, len + 1);
+        char *p = aw__arena_alloc(b->tree->strings, len + 1);
         if (!p) return aw__expat_fail(&b->x, AW_ENOMEM, "out of memory");
         memcpy(p, t, len);
         p[len] = '\0';
@@ -188,6 +192,24 @@ static int all_space(const char *s, size_t n) {
     return 1;
 }
 
+/* Room for n more bytes of text. The text of all elements together is
+ * never longer than the document (references and CR LF only shrink), so
+ * the first allocation takes the document's length, up to 64 KiB: one
+ * allocation for the usual reply. */
+static int text_reserve(builder *b, size_t n) {
+    size_t cap = b->text_cap;
+    if (!cap) cap = b->tree->len < 256 ? 256 : b->tree->len < 65536 ? b->tree->len : 65536;
+    while (cap - b->text_len < n) {
+        if (cap > SIZE_MAX / 2) return -1;
+        cap *= 2;
+    }
+    char *p = aw_realloc(b->x.alloc, b->text, cap);
+    if (!p) return -1;
+    b->text = p;
+    b->text_cap = cap;
+    return 0;
+}
+
 /* expat hands text over in many small pieces (each line break, each
  * entity, the indentation between elements). Leading whitespace is
  * dropped at once: the text is kept trimmed, and for elements that hold
@@ -199,17 +221,7 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
     if (!open || !open->decl) return; /* no one reads the text of undeclared elements */
     size_t n = (size_t)len;
     if (b->text_len == b->text_start[b->depth - 1] && all_space(s, n)) return;
-    if (b->text_cap - b->text_len < n) {
-        size_t cap = b->text_cap ? b->text_cap : 256;
-        while (cap - b->text_len < n) {
-            if (cap > SIZE_MAX / 2) return aw__expat_fail(&b->x, AW_ENOMEM, "out of memory");
-            cap *= 2;
-        }
-        char *p = aw_realloc(b->x.alloc, b->text, cap);
-        if (!p) return aw__expat_fail(&b->x, AW_ENOMEM, "out of memory");
-        b->text = p;
-        b->text_cap = cap;
-    }
+    if (b->text_cap - b->text_len < n && text_reserve(b, n)) return aw__expat_fail(&b->x, AW_ENOMEM, "out of memory");
     memcpy(b->text + b->text_len, s, n);
     b->text_len += n;
 }
@@ -255,11 +267,12 @@ static int extract(const char *xml, size_t len, const char *root, size_t *start,
 }
 
 int aw__contract_tree(const char *xml, size_t len, const aw_contract_options *opts, const c_elem *root,
-                      x_tree *tree, aw_contract_issue *issue) {
+                      aw_arena *strings, x_tree *tree, aw_contract_issue *issue) {
     const char *root_name = root->name;
     const aw_allocator *alloc = opts ? opts->alloc : NULL;
     size_t max_bytes = (opts && opts->max_bytes) ? opts->max_bytes : (16u << 20);
     aw__arena_init(&tree->arena, alloc);
+    tree->strings = strings ? strings : &tree->arena;
     tree->root = NULL;
     tree->text = NULL;
     tree->len = 0;
@@ -294,6 +307,13 @@ int aw__contract_tree(const char *xml, size_t len, const aw_contract_options *op
     tree->len = len;
     tree->line_base = line_base;
     tree->col_base = col_base;
+    /* Start the arena in one block of what a reply usually needs instead of
+     * growing it in steps from 4 KiB: about 100 bytes per element (half the
+     * document's length is plenty), plus the strings when they go here (at
+     * most the document's length). Capped, as a large document may be
+     * mostly elements the contract does not declare, which take nothing. */
+    size_t guess = len / 2 + 1024 + (strings ? 0 : len);
+    if (aw__arena_reserve(&tree->arena, guess < (1u << 20) ? guess : (1u << 20))) return AW_ENOMEM;
     builder b;
     b.tree = tree;
     b.root = root;

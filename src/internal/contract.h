@@ -77,6 +77,7 @@ typedef struct x_node {
 
 typedef struct x_tree {
     aw_arena arena;
+    aw_arena *strings; /* holds the text and attribute values: arena, or the JSON result's */
     x_node *root;
     const char *text; /* the parsed text (the extracted part with --extract) */
     size_t len;
@@ -84,19 +85,18 @@ typedef struct x_tree {
 } x_tree;
 
 /* Parse xml into tree, matching elements to the contract's root (freed
- * with aw__contract_tree_free). On malformed input fills issue and returns
+ * with aw__contract_tree_free). Text and attribute values go to strings
+ * when it is not NULL (parse puts them in the JSON result's arena, so its
+ * strings need no copy). On malformed input fills issue and returns
  * AW_EVALID; AW_ENOMEM on allocation failure. */
 int aw__contract_tree(const char *xml, size_t len, const aw_contract_options *opts, const c_elem *root,
-                      x_tree *tree, aw_contract_issue *issue);
+                      aw_arena *strings, x_tree *tree, aw_contract_issue *issue);
 void aw__contract_tree_free(x_tree *tree);
 /* Fill line and column of every node. Positions are needed only for
  * issues, so they are worked out after the parse, in one pass, and only
  * when there is an issue to report. */
 void aw__contract_tree_locate(x_tree *tree);
 
-/* Check a value against its type; returns 0 or an aw_contract_code with a
- * message in msg. */
-int aw__contract_check_value(const c_value *v, const char *s, size_t n, char *msg, size_t msg_size);
 /* Trim ASCII whitespace. */
 void aw__contract_trim(const char **s, size_t *n);
 
