@@ -20,7 +20,7 @@ const char *aw_contract_code_name(aw_contract_code code) {
     return (code > 0 && (size_t)code < sizeof code_names / sizeof code_names[0]) ? code_names[code] : NULL;
 }
 
-void aw__contract_trim(const char **s, size_t *n) {
+static void trim(const char **s, size_t *n) {
     const char *p = *s;
     size_t len = *n;
     while (len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++, len--;
@@ -88,7 +88,7 @@ static size_t list_items(const char *s, size_t n) {
         size_t end = comma ? (size_t)(comma - s) : n;
         const char *item = s + i;
         size_t len = end - i;
-        aw__contract_trim(&item, &len);
+        trim(&item, &len);
         if (len) count++;
         if (!comma) break;
         i = end + 1;
@@ -184,11 +184,16 @@ static int string_value(aw_json_doc *doc, const char *s, size_t n, aw_json_value
     return 0;
 }
 
-/* A value made by one of the public constructors, copied into place. */
-static int made_value(const aw_json_value *v, aw_json_value *out) {
-    if (!v) return -1;
-    *out = *v;
-    return 0;
+/* As aw_json_new_number makes it, without a value of its own in the arena:
+ * the double, and its exact integer when it has one. */
+static void number_value(double d, aw_json_value *out) {
+    memset(out, 0, sizeof *out);
+    out->type = AW_JSON_NUMBER;
+    out->u.num.d = d;
+    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d) {
+        out->flags = AW_JSON_F_INT;
+        out->u.num.i = (int64_t)d;
+    }
 }
 
 static int list_value(aw_json_doc *doc, const char *s, size_t n, aw_json_value *out) {
@@ -200,7 +205,7 @@ static int list_value(aw_json_doc *doc, const char *s, size_t n, aw_json_value *
         size_t end = comma ? (size_t)(comma - s) : n;
         const char *item = s + i;
         size_t len = end - i;
-        aw__contract_trim(&item, &len);
+        trim(&item, &len);
         count += len != 0;
         if (!comma) break;
         i = end + 1;
@@ -215,7 +220,7 @@ static int list_value(aw_json_doc *doc, const char *s, size_t n, aw_json_value *
         size_t end = comma ? (size_t)(comma - s) : n;
         const char *item = s + i;
         size_t len = end - i;
-        aw__contract_trim(&item, &len);
+        trim(&item, &len);
         if (len && string_value(doc, item, len, &items[out->u.arr.count++])) return -1;
         if (!comma) break;
         i = end + 1;
@@ -236,7 +241,7 @@ static int typed(aw_json_doc *doc, const c_value *v, const char *s, size_t n, do
     }
     switch (v->type) {
     case CT_INTEGER:
-    case CT_DECIMAL: return made_value(aw_json_new_number(doc, number), out);
+    case CT_DECIMAL: number_value(number, out); return 0;
     case CT_BOOLEAN:
         memset(out, 0, sizeof *out);
         out->type = AW_JSON_BOOL;
@@ -247,20 +252,6 @@ static int typed(aw_json_doc *doc, const c_value *v, const char *s, size_t n, do
     }
 }
 
-static int set_key(aw_json_doc *doc, aw_json_member *m, const char *key, size_t len) {
-    char *k = aw__arena_alloc(&doc->arena, len + 1);
-    if (!k) return -1;
-    memcpy(k, key, len + 1);
-    m->key = k;
-    m->key_len = len;
-    return 0;
-}
-
-/* Only for a document the checker passed: every declared child is within
- * its maximum, so a child allowed once occurs at most once. Text is
- * already trimmed. Members: the attributes present, then each child in
- * the contract's order (an array when it may occur more than once, even
- * empty), then the element's own text under "#text". */
 /* ---- validation ----------------------------------------------------------- */
 
 typedef struct checker {
@@ -271,9 +262,39 @@ typedef struct checker {
     const aw_allocator *alloc;
     x_tree *tree;     /* its nodes get their line and column at the first issue */
     aw_json_doc *doc; /* parse: the typed result is built here as the checker goes */
+    /* parse: the keys copied into doc so far, by the contract name they
+     * copy (a small direct-mapped cache: most names once per document) */
+    struct {
+        const char *name, *copy;
+    } keys[32];
     int oom;
 } checker;
 
+static int set_key(checker *k, aw_json_member *m, const char *name, size_t len) {
+    size_t slot = ((uintptr_t)name >> 3) % (sizeof k->keys / sizeof k->keys[0]);
+    if (k->keys[slot].name != name) {
+        char *copy = aw__arena_alloc(&k->doc->arena, len + 1);
+        if (!copy) return -1;
+        memcpy(copy, name, len + 1);
+        k->keys[slot].name = name;
+        k->keys[slot].copy = copy;
+    }
+    m->key = k->keys[slot].copy;
+    m->key_len = len;
+    return 0;
+}
+
+/* Where the checker is: one frame per element on the way down from the
+ * root. An issue's path is written from these only when there is an
+ * issue: "/llmResponse/analysis/subject[2]", the index given for elements
+ * allowed more than once. */
+typedef struct frame {
+    const struct frame *parent;
+    const c_elem *spec;
+    size_t index; /* 1-based, among the siblings of its name */
+} frame;
+
+/* A path kept to 255 characters, the size of aw_contract_issue.path. */
 typedef struct path_buf {
     char s[256];
     size_t len;
@@ -299,14 +320,17 @@ static void path_add_index(path_buf *p, size_t idx) {
     path_add(p, digits + n, sizeof digits - n);
 }
 
-static void path_cut(path_buf *p, size_t len) {
-    p->len = len;
-    p->s[len] = '\0';
+static void path_of(const frame *f, path_buf *p) {
+    if (!f) return;
+    path_of(f->parent, p);
+    path_add(p, "/", 1);
+    path_add(p, f->spec->name, f->spec->name_len);
+    if (f->spec->max != 1) path_add_index(p, f->index);
 }
 
-/* An issue at path, or at path + sep + step (an attribute "/@name" or a
- * child "/name") when step is not NULL. */
-static void add_issue(checker *k, aw_contract_code code, const path_buf *path, const char *sep, const char *step,
+/* An issue at the element of frame at (NULL: the document), or at its
+ * attribute or child step, sep being "/@" or "/", when step is not NULL. */
+static void add_issue(checker *k, aw_contract_code code, const frame *where, const char *sep, const char *step,
                       const x_node *at, const char *fmt, const char *detail) {
     if (k->oom || k->count >= k->limit) return;
     if (k->count == k->cap) {
@@ -322,19 +346,20 @@ static void add_issue(checker *k, aw_contract_code code, const path_buf *path, c
     aw_contract_issue *is = &k->issues[k->count++];
     memset(is, 0, sizeof *is);
     is->code = code;
-    path_buf full = *path;
+    path_buf path = {"", 0};
+    path_of(where, &path);
     if (step) {
-        path_add(&full, sep, strlen(sep));
-        path_add(&full, step, strlen(step));
+        path_add(&path, sep, strlen(sep));
+        path_add(&path, step, strlen(step));
     }
-    memcpy(is->path, full.s, full.len + 1);
+    memcpy(is->path, path.s, path.len + 1);
     if (at && !at->line) aw__contract_tree_locate(k->tree);
     is->line = at ? at->line : 1;
     is->column = at ? at->column : 1;
     snprintf(is->message, sizeof is->message, fmt, detail);
 }
 
-static void check_attrs(checker *k, const c_elem *spec, const x_node *node, const path_buf *path,
+static void check_attrs(checker *k, const c_elem *spec, const x_node *node, const frame *path,
                         aw_json_member *out) {
     char msg[200];
     for (size_t i = 0; i < spec->nattrs; i++) {
@@ -347,13 +372,15 @@ static void check_attrs(checker *k, const c_elem *spec, const x_node *node, cons
                           a->name);
             continue;
         }
-        if (a->v.type != CT_STRING) aw__contract_trim(&v, &vn);
-        double number;
-        int code = check_value(&a->v, v, vn, msg, sizeof msg, &number);
+        double number = 0;
+        int code = 0;
+        if (a->v.type != CT_STRING) trim(&v, &vn);
+        if (a->v.type != CT_STRING || a->v.max_length) /* a plain string needs no look */
+            code = check_value(&a->v, v, vn, msg, sizeof msg, &number);
         if (code) {
             add_issue(k, (aw_contract_code)code, path, "/@", a->name, node, "%s", msg);
         } else if (out) {
-            if (set_key(k->doc, out, a->name, a->name_len) || typed(k->doc, &a->v, v, vn, number, &out->value))
+            if (set_key(k, out, a->name, a->name_len) || typed(k->doc, &a->v, v, vn, number, &out->value))
                 k->oom = 1;
             out++;
         }
@@ -365,7 +392,7 @@ static void check_attrs(checker *k, const c_elem *spec, const x_node *node, cons
 
 /* node->text is already trimmed (contract_doc.c). out: where its typed
  * value goes, or NULL. */
-static void check_text(checker *k, const c_elem *spec, const x_node *node, const path_buf *path, aw_json_value *out) {
+static void check_text(checker *k, const c_elem *spec, const x_node *node, const frame *path, aw_json_value *out) {
     char msg[200];
     double number = 0;
     if (spec->has_text) {
@@ -393,8 +420,8 @@ static void check_text(checker *k, const c_elem *spec, const x_node *node, const
  * may occur once and does not), then the element's own text as "#text".
  * Sizes its members and arrays from the tree, sets the children's keys,
  * and leaves in slot[j] the member of declared child j. */
-static int object_layout(aw_json_doc *doc, const c_elem *spec, const x_node *node, size_t *slot,
-                         aw_json_value *out) {
+static int object_layout(checker *k, const c_elem *spec, const x_node *node, size_t *slot, aw_json_value *out) {
+    aw_json_doc *doc = k->doc;
     size_t nspec = spec->nchildren < 64 ? spec->nchildren : 64;
     memset(slot, 0, nspec * sizeof *slot);
     for (const x_node *ch = node->first; ch; ch = ch->next)
@@ -415,7 +442,7 @@ static int object_layout(aw_json_doc *doc, const c_elem *spec, const x_node *nod
         const c_elem *cs = &spec->children[j];
         size_t occurs = slot[j];
         if (cs->max <= 1 && !occurs) continue;
-        if (set_key(doc, &m[at], cs->name, cs->name_len)) return -1;
+        if (set_key(k, &m[at], cs->name, cs->name_len)) return -1;
         aw_json_value *v = &m[at].value;
         memset(v, 0, sizeof *v);
         v->type = AW_JSON_ARRAY; /* a child allowed once replaces this with itself */
@@ -425,19 +452,19 @@ static int object_layout(aw_json_doc *doc, const c_elem *spec, const x_node *nod
         }
         slot[j] = at++;
     }
-    if (spec->has_text && node->text_len && set_key(doc, &m[at], "#text", 5)) return -1;
+    if (spec->has_text && node->text_len && set_key(k, &m[at], "#text", 5)) return -1;
     return 0;
 }
 
 /* Check an element and what it holds; out (parse) receives its typed
  * value. Once an issue is found, parse stops (limit 1) and the half-built
  * result is dropped with its document. */
-static void check_elem(checker *k, const c_elem *spec, const x_node *node, path_buf *path, aw_json_value *out) {
+static void check_elem(checker *k, const c_elem *spec, const x_node *node, const frame *path, aw_json_value *out) {
     size_t slot[64]; /* declared child j: its member in out */
     aw_json_member *m = NULL;
     aw_json_value *text_out = out; /* an element with only text maps to its text */
     if (out && (spec->nattrs || spec->nchildren)) {
-        if (object_layout(k->doc, spec, node, slot, out)) {
+        if (object_layout(k, spec, node, slot, out)) {
             k->oom = 1;
             return;
         }
@@ -460,24 +487,20 @@ static void check_elem(checker *k, const c_elem *spec, const x_node *node, path_
         const c_elem *cs = ch->decl; /* one of spec->children (contract_doc.c) */
         size_t j = (size_t)(cs - spec->children);
         size_t idx = ++counts[j];
-        size_t parent_len = path->len;
-        path_add(path, "/", 1);
-        path_add(path, cs->name, cs->name_len);
-        if (cs->max != 1) path_add_index(path, idx);
+        frame child = {path, cs, idx};
         if (idx <= cs->max) {
             aw_json_value *child_out = NULL;
             if (m) {
                 aw_json_value *v = &m[slot[j]].value;
                 child_out = cs->max > 1 ? &v->u.arr.items[v->u.arr.count++] : v;
             }
-            check_elem(k, cs, ch, path, child_out);
+            check_elem(k, cs, ch, &child, child_out);
         } else if (idx == cs->max + 1) {
             char detail[160];
             snprintf(detail, sizeof detail, "<%s> appears more than %zu time%s in <%s>", cs->name, cs->max,
                      cs->max == 1 ? "" : "s", spec->name);
-            add_issue(k, AW_CONTRACT_TOO_MANY, path, NULL, NULL, ch, "%s", detail);
+            add_issue(k, AW_CONTRACT_TOO_MANY, &child, NULL, NULL, ch, "%s", detail);
         }
-        path_cut(path, parent_len);
     }
     for (size_t j = 0; j < nspec; j++) {
         const c_elem *cs = &spec->children[j];
@@ -500,30 +523,27 @@ static int run_check(const aw_contract *c, const char *xml, size_t len, const aw
     k->alloc = opts ? opts->alloc : NULL;
     k->tree = tree;
     k->doc = doc;
-    path_buf path = {"", 0};
     aw_contract_issue issue;
     int rc = aw__contract_tree(xml, len, opts, &c->root, doc ? &doc->arena : NULL, tree, &issue);
     if (rc == AW_ENOMEM) return rc;
-    if (rc) {
-        path_add(&path, issue.path, strlen(issue.path));
-        add_issue(k, issue.code, &path, NULL, NULL, NULL, "%s", issue.message);
+    if (rc) { /* the tree's issues have no path */
+        add_issue(k, issue.code, NULL, NULL, NULL, NULL, "%s", issue.message);
         if (k->count) {
             k->issues[0].line = issue.line;
             k->issues[0].column = issue.column;
         }
         return k->oom ? AW_ENOMEM : AW_EVALID;
     }
-    path_add(&path, "/", 1);
-    path_add(&path, c->root.name, c->root.name_len);
+    frame root = {NULL, &c->root, 1};
     if (!tree->root->decl) {
         char detail[200];
         snprintf(detail, sizeof detail, "the root element must be <%s>, not <%.80s>", c->root.name, tree->root->name);
-        add_issue(k, AW_CONTRACT_WRONG_ROOT, &path, NULL, NULL, tree->root, "%s", detail);
+        add_issue(k, AW_CONTRACT_WRONG_ROOT, &root, NULL, NULL, tree->root, "%s", detail);
     } else {
-        aw_json_value *root = doc ? aw__arena_alloc(&doc->arena, sizeof *root) : NULL;
-        if (doc && !root) return AW_ENOMEM;
-        check_elem(k, &c->root, tree->root, &path, root);
-        if (result) *result = root;
+        aw_json_value *value = doc ? aw__arena_alloc(&doc->arena, sizeof *value) : NULL;
+        if (doc && !value) return AW_ENOMEM;
+        check_elem(k, &c->root, tree->root, &root, value);
+        if (result) *result = value;
     }
     if (k->oom) return AW_ENOMEM;
     return k->count ? AW_EVALID : 0;

@@ -19,13 +19,24 @@ typedef struct builder {
     size_t depth;
     aw_contract_issue *issue;
     int failed; /* an issue other than malformed XML was set */
-    /* Character data of the open elements, innermost last: an element's
-     * text starts at text_start[its depth]; when it closes, its part is
-     * copied out and cut off, and its parent's text continues where it was.
-     * One buffer for the whole document instead of one per depth. */
+    int listening; /* on_text is set */
+    /* Character data, in one area of the strings arena as long as the
+     * document: all text together never is longer (references and CR LF
+     * only shrink it, and each element's markup is longer than the
+     * terminator its text gets). The open elements' text is stacked,
+     * innermost last; the innermost's is [region_start(), text_len).
+     * Everything below `kept` is the text of closed elements, left in place
+     * as their nodes' strings: an element that opened when no open element
+     * had text pending (no mixed content above it, the usual case) leaves
+     * its trimmed text where it is, terminated, when it closes. In mixed
+     * content it is copied out and cut off instead, so that the text
+     * pending above it stays in one piece. No text is copied in the usual
+     * case, and there is no buffer besides. */
     char *text;
     size_t text_len, text_cap;
-    size_t text_start[256];
+    size_t kept;
+    size_t text_start[256];         /* text_len when the element at that depth opened */
+    unsigned char nothing_pending[256]; /* ... and whether text_len was kept then */
     x_node *open[256]; /* NULL for elements inside an undeclared one */
 } builder;
 
@@ -101,25 +112,35 @@ static size_t attr_decl(const c_elem *decl, const char *name) {
 }
 
 /* A declared element: the name is the declaration's, attribute values are
- * copied into their declaration's slot, undeclared attributes are kept by
- * name in strict mode and dropped otherwise. */
+ * copied into their declaration's slot (all in one piece of the strings
+ * arena), undeclared attributes are kept by name in strict mode and
+ * dropped otherwise. */
 static x_node *declared_node(builder *b, const c_elem *decl, const XML_Char **atts, size_t nattrs) {
     x_node *n = new_node(b, decl->name, decl, decl->nattrs * sizeof(x_value));
     if (!n) return NULL;
     n->values = (x_value *)(n + 1);
     for (size_t j = 0; j < decl->nattrs; j++) n->values[j].s = NULL, n->values[j].len = 0;
+    size_t bytes = 0;
     for (size_t i = 0; i < nattrs; i++) {
-        const char *name = atts[2 * i], *value = atts[2 * i + 1];
-        size_t j = attr_decl(decl, name);
+        size_t j = attr_decl(decl, atts[2 * i]);
         if (j < decl->nattrs) {
-            size_t len = strlen(value);
-            if (!(n->values[j].s = copy(b->tree->strings, value, len))) return NULL;
-            n->values[j].len = len;
+            n->values[j].s = atts[2 * i + 1]; /* expat's, until copied below */
+            n->values[j].len = strlen(atts[2 * i + 1]);
+            bytes += n->values[j].len + 1;
         } else if (b->strict) {
             if (!n->unknown && !(n->unknown = aw__arena_alloc(&b->tree->arena, nattrs * sizeof *n->unknown)))
                 return NULL;
-            if (!(n->unknown[n->nunknown++] = copy(&b->tree->arena, name, strlen(name)))) return NULL;
+            if (!(n->unknown[n->nunknown++] = copy(&b->tree->arena, atts[2 * i], strlen(atts[2 * i])))) return NULL;
         }
+    }
+    char *p = bytes ? aw__arena_alloc(b->tree->strings, bytes) : NULL;
+    if (bytes && !p) return NULL;
+    for (size_t j = 0; j < decl->nattrs; j++) {
+        x_value *v = &n->values[j];
+        if (!v->s) continue;
+        memcpy(p, v->s, v->len + 1);
+        v->s = p;
+        p += v->len + 1;
     }
     return n;
 }
@@ -129,6 +150,20 @@ static x_node *declared_node(builder *b, const c_elem *decl, const XML_Char **at
 static x_node *undeclared_node(builder *b, const XML_Char *name) {
     char *copied = copy(&b->tree->arena, name, strlen(name));
     return copied ? new_node(b, copied, NULL, 0) : NULL;
+}
+
+static void XMLCALL on_text(void *ud, const XML_Char *s, int len);
+
+/* Text is read only where someone looks at it: in a declared element
+ * whose contract has text, or that maps to its text (no attributes, no
+ * children), or in strict mode (text where the contract has none is an
+ * issue). Elsewhere, expat is told not to report it at all: the
+ * indentation between elements costs no call. */
+static void listen_to_text(builder *b, const x_node *open) {
+    const c_elem *d = open ? open->decl : NULL;
+    int wanted = d && (d->has_text || b->strict || (!d->nattrs && !d->nchildren));
+    if (wanted != b->listening) XML_SetCharacterDataHandler(b->x.parser, wanted ? on_text : NULL);
+    b->listening = wanted;
 }
 
 static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts) {
@@ -159,74 +194,73 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     } /* else inside an undeclared element, which nothing looks into */
     b->open[b->depth] = n;
     b->text_start[b->depth] = b->text_len;
+    b->nothing_pending[b->depth] = b->text_len == b->kept;
     b->depth++;
+    listen_to_text(b, n);
 }
 
-/* The element's text is kept trimmed (the checker and the mapping both
- * use it trimmed), so whitespace between child elements costs no copy. */
-static void XMLCALL on_end(void *ud, const XML_Char *name) {
-    builder *b = ud;
-    (void)name;
-    if (b->failed || b->x.stopped) return;
-    b->depth--;
-    x_node *n = b->open[b->depth];
-    size_t start = b->text_start[b->depth];
-    if (b->text_len > start) { /* only declared elements keep text */
-        const char *t = b->text + start;
-        size_t len = b->text_len - start;
-        aw__contract_trim(&t, &len);
-        b->text_len = start;
-        if (!len) return;
-        char *p = aw__arena_alloc(b->tree->strings, len + 1);
-        if (!p) return aw__expat_fail(&b->x, AW_ENOMEM, "out of memory");
-        memcpy(p, t, len);
-        p[len] = '\0';
-        n->text = p;
-        n->text_len = len;
-    }
-}
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 static int all_space(const char *s, size_t n) {
     for (size_t i = 0; i < n; i++)
-        if (!(s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) return 0;
+        if (!is_space(s[i])) return 0;
     return 1;
 }
 
-/* Room for n more bytes of text. The text of all elements together is
- * never longer than the document (references and CR LF only shrink), so
- * the first allocation takes the document's length, up to 64 KiB: one
- * allocation for the usual reply. */
-static int text_reserve(builder *b, size_t n) {
-    size_t cap = b->text_cap;
-    if (!cap) cap = b->tree->len < 256 ? 256 : b->tree->len < 65536 ? b->tree->len : 65536;
-    while (cap - b->text_len < n) {
-        if (cap > SIZE_MAX / 2) return -1;
-        cap *= 2;
-    }
-    char *p = aw_realloc(b->x.alloc, b->text, cap);
-    if (!p) return -1;
-    b->text = p;
-    b->text_cap = cap;
-    return 0;
+static size_t region_start(const builder *b, size_t depth) {
+    return b->text_start[depth] > b->kept ? b->text_start[depth] : b->kept;
 }
 
 /* expat hands text over in many small pieces (each line break, each
  * entity, the indentation between elements). Leading whitespace is
- * dropped at once: the text is kept trimmed, and for elements that hold
- * only child elements nothing is ever stored. */
+ * dropped at once: the text is kept trimmed. */
 static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
     builder *b = ud;
     if (b->failed || b->x.stopped || !b->depth) return;
     const x_node *open = b->open[b->depth - 1];
     if (!open || !open->decl) return; /* no one reads the text of undeclared elements */
     size_t n = (size_t)len;
-    if (b->text_len == b->text_start[b->depth - 1] && all_space(s, n)) return;
-    if (b->text_cap - b->text_len < n && text_reserve(b, n)) return aw__expat_fail(&b->x, AW_ENOMEM, "out of memory");
+    if (b->text_len == region_start(b, b->depth - 1) && all_space(s, n)) return;
+    if (n > b->text_cap - b->text_len) return aw__expat_fail(&b->x, AW_ENOMEM, "out of memory"); /* see builder */
     memcpy(b->text + b->text_len, s, n);
     b->text_len += n;
 }
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* The element's text is kept trimmed: the checker and the mapping both
+ * use it so. */
+static void XMLCALL on_end(void *ud, const XML_Char *name) {
+    builder *b = ud;
+    (void)name;
+    if (b->failed || b->x.stopped) return;
+    b->depth--;
+    listen_to_text(b, b->depth ? b->open[b->depth - 1] : NULL);
+    x_node *n = b->open[b->depth];
+    size_t start = region_start(b, b->depth);
+    if (b->text_len == start) return; /* only declared elements have text */
+    char *t = b->text + start;
+    size_t len = b->text_len - start;
+    while (len && is_space(*t)) t++, len--; /* the leading part is dropped already, unless after a child */
+    while (len && is_space(t[len - 1])) len--;
+    size_t end = (size_t)(t - b->text) + len; /* where its terminator goes */
+    if (!len) {
+        b->text_len = start;
+    } else if (b->nothing_pending[b->depth] && end < b->text_cap) {
+        t[len] = '\0';
+        b->kept = b->text_len = end + 1;
+    } else {
+        char *p = aw__arena_alloc(b->tree->strings, len + 1);
+        if (!p) return aw__expat_fail(&b->x, AW_ENOMEM, "out of memory");
+        memcpy(p, t, len);
+        p[len] = '\0';
+        t = p;
+        b->text_len = start;
+    }
+    if (len) {
+        n->text = t;
+        n->text_len = len;
+    }
+}
 
 /* The first complete "<root ...>...</root>" (or "<root .../>") in the text:
  * the first root element to end, from the nearest opening before its end.
@@ -319,18 +353,18 @@ int aw__contract_tree(const char *xml, size_t len, const aw_contract_options *op
     b.root = root;
     b.strict = opts && opts->strict;
     b.issue = issue;
-    b.failed = 0;
+    b.failed = b.listening = 0;
     b.depth = 0;
     b.max_depth = (opts && opts->max_depth) ? opts->max_depth : 64;
     if (b.max_depth > 256) b.max_depth = 256;
     b.max_attrs = (opts && opts->max_attributes) ? opts->max_attributes : 64;
-    b.text = NULL;
-    b.text_len = b.text_cap = 0;
+    b.text_len = b.kept = 0;
+    b.text_cap = len + 1;
+    if (!(b.text = aw__arena_alloc(tree->strings, b.text_cap))) return AW_ENOMEM;
     aw_error err;
     int rc = aw__expat_init(&b.x, alloc, &err);
     if (!rc) {
         XML_SetElementHandler(b.x.parser, on_start, on_end);
-        XML_SetCharacterDataHandler(b.x.parser, on_text);
         XML_SetXmlDeclHandler(b.x.parser, on_decl);
         rc = aw__expat_parse(&b.x, xml, len);
         if (b.failed) {
@@ -344,7 +378,6 @@ int aw__contract_tree(const char *xml, size_t len, const aw_contract_options *op
         }
     }
     aw__expat_free(&b.x);
-    aw_free(alloc, b.text);
     if (rc) aw__contract_tree_free(tree);
     return rc;
 }

@@ -537,6 +537,44 @@ static void test_builtins_are_the_files(void **state) {
     }
 }
 
+/* Mixed content: an element's own text is the concatenation of its pieces
+ * around its children, at every level. The tree leaves an element's text
+ * in place when nothing above it has text pending, and copies it out
+ * otherwise (contract_doc.c); both ways must give the same strings. */
+static void test_mixed_content(void **state) {
+    (void)state;
+    static const char json[] =
+        "{\"format\": \"1.0\", \"root\": {\"name\": \"a\", \"text\": {\"required\": false},"
+        " \"attributes\": [{\"name\": \"x\", \"type\": \"string\"}], \"children\": ["
+        " {\"name\": \"b\", \"min\": 0, \"max\": \"unbounded\", \"text\": {\"required\": false}, \"children\": ["
+        "  {\"name\": \"c\", \"min\": 0, \"max\": \"unbounded\", \"text\": {\"type\": \"string\"},"
+        "   \"children\": [{\"name\": \"d\", \"min\": 0, \"max\": 3}]}]},"
+        " {\"name\": \"e\", \"min\": 0, \"max\": 1},"
+        " {\"name\": \"n\", \"min\": 0, \"max\": 1, \"text\": {\"type\": \"decimal\"}}]}}";
+    aw_contract *c = load_text(json, strlen(json));
+    struct { const char *xml, *want; } cases[] = {
+        {"<a>hello <b>in b <c>cc</c> after c</b> tail <e/> end</a>",
+         "{\"b\":[{\"c\":[{\"d\":[],\"#text\":\"cc\"}],\"#text\":\"in b  after c\"}],\"e\":\"\",\"#text\":\"hello  tail  end\"}"},
+        {"<a x=\" v \">t1<b>b1<c>c1<d>dd</d>c2</c>b2</b>t2<n> 0.5 </n>t3</a>",
+         "{\"x\":\" v \",\"b\":[{\"c\":[{\"d\":[\"dd\"],\"#text\":\"c1c2\"}],\"#text\":\"b1b2\"}],\"n\":0.5,\"#text\":\"t1t2t3\"}"},
+        {"<a><b>p<c>q</c></b><b><c>r</c>s<c>t</c></b>u</a>",
+         "{\"b\":[{\"c\":[{\"d\":[],\"#text\":\"q\"}],\"#text\":\"p\"},{\"c\":[{\"d\":[],\"#text\":\"r\"},{\"d\":[],"
+         "\"#text\":\"t\"}],\"#text\":\"s\"}],\"#text\":\"u\"}"},
+        {"<a>&#233;<b>&lt;<c>&gt;</c>&amp;</b>&quot;</a>",
+         "{\"b\":[{\"c\":[{\"d\":[],\"#text\":\">\"}],\"#text\":\"<&\"}],\"#text\":\"\xC3\xA9\\\"\"}"},
+        /* text pending two levels up while the inner elements have none */
+        {"<a>top<b><c>deep</c></b>more</a>", "{\"b\":[{\"c\":[{\"d\":[],\"#text\":\"deep\"}]}],\"#text\":\"topmore\"}"},
+        {"<a>\n  <b>\n    <c> c1 </c><c>c2</c>\n  </b>\n  <unknown>zz<b>no</b></unknown>ok\n</a>",
+         "{\"b\":[{\"c\":[{\"d\":[],\"#text\":\"c1\"},{\"d\":[],\"#text\":\"c2\"}]}],\"#text\":\"ok\"}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = parse_str(c, cases[i].xml);
+        if (strcmp(got, cases[i].want)) fail_msg("%s\n got %s\nwant %s", cases[i].xml, got, cases[i].want);
+        free(got);
+    }
+    aw_contract_free(c);
+}
+
 /* Short decimals are converted without strtod (contract_check.c: up to 19
  * digits below 2^53, one exact division); the result must be strtod's to
  * the bit, on both sides of every limit of that fast path, and longer
@@ -597,7 +635,7 @@ int main(void) {
         cmocka_unit_test(test_mapping),        cmocka_unit_test(test_enum_and_lists),
         cmocka_unit_test(test_format_version), cmocka_unit_test(test_loader_refusals),
         cmocka_unit_test(test_deep_contract),  cmocka_unit_test(test_builtins_are_the_files),
-        cmocka_unit_test(test_numbers_as_strtod),
+        cmocka_unit_test(test_numbers_as_strtod), cmocka_unit_test(test_mixed_content),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

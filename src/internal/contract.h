@@ -97,7 +97,5 @@ void aw__contract_tree_free(x_tree *tree);
  * when there is an issue to report. */
 void aw__contract_tree_locate(x_tree *tree);
 
-/* Trim ASCII whitespace. */
-void aw__contract_trim(const char **s, size_t *n);
 
 #endif
