@@ -12,37 +12,104 @@
 /* expat's memory comes from an arena of its own, one per parser: a
  * document used to cost some 30 allocations and 180 frees through the
  * hooks below; now a few arena blocks, and the parser is dropped by
- * freeing the arena (everything expat allocates lives there, and it holds
- * nothing else: no files, no threads), without walking its tables in
- * XML_ParserFree. free is a no-op, and realloc copies to a new piece: what
- * expat grows (its input buffer, its string pools, hash tables, the
- * attribute array) grows by doubling, and what it frees while parsing
- * (tags, pool blocks) it keeps on free lists and reuses, so the arena
- * stays within about twice the memory expat holds at its peak. */
+ * freeing the arena (everything expat allocates lives there or in the big
+ * pieces' list, and it holds nothing else: no files, no threads), without
+ * walking its tables in XML_ParserFree. In the arena, free is a no-op and
+ * realloc copies to a new piece; what expat frees while parsing (tags,
+ * pool blocks) it keeps on free lists and reuses. Pieces of BIG_PIECE
+ * bytes and more (a large document's input buffer, the string pool of a
+ * long attribute value, the tables of many names) come from the allocator
+ * itself and are freed and grown in place: expat grows those by
+ * doubling, which in the arena would leave as much again behind. */
 static _Thread_local aw_expat *current; /* the parser whose call is running */
 
-#define PIECE_HEADER 16 /* the piece's size, and 16-byte alignment for what follows */
+#define BIG_PIECE ((size_t)64 << 10)
+
+/* Just before every piece: its size (a multiple of 16, so that pieces
+ * stay 16-byte aligned) and whether it is big. */
+typedef struct piece_header {
+    size_t size;
+    size_t big;
+} piece_header;
+
+struct aw_expat_big {
+    struct aw_expat_big *prev, *next;
+    piece_header h;
+};
+
+static piece_header *header_of(void *p) { return (piece_header *)p - 1; }
+static struct aw_expat_big *big_of(void *p) { return (struct aw_expat_big *)p - 1; }
+
+static void link_big(aw_expat *x, struct aw_expat_big *b) {
+    b->prev = NULL;
+    b->next = x->big;
+    if (x->big) x->big->prev = b;
+    x->big = b;
+}
+
+static void unlink_big(aw_expat *x, struct aw_expat_big *b) {
+    if (b->prev) b->prev->next = b->next;
+    else x->big = b->next;
+    if (b->next) b->next->prev = b->prev;
+}
 
 static void *mm_malloc(size_t n) {
-    if (n > SIZE_MAX - 2 * PIECE_HEADER) return NULL;
-    size_t size = (n + 15) & ~(size_t)15; /* every piece a multiple of 16: all stay 16-byte aligned */
-    char *piece = aw__arena_alloc(&current->mem, PIECE_HEADER + size);
-    if (!piece) return NULL;
-    memcpy(piece, &size, sizeof size);
-    return piece + PIECE_HEADER;
+    if (n > SIZE_MAX - 2 * sizeof(struct aw_expat_big)) return NULL;
+    size_t size = (n + 15) & ~(size_t)15;
+    if (size >= BIG_PIECE) {
+        struct aw_expat_big *b = aw_malloc(current->alloc, sizeof *b + size);
+        if (!b) return NULL;
+        b->h.size = size;
+        b->h.big = 1;
+        link_big(current, b);
+        return b + 1;
+    }
+    piece_header *h = aw__arena_alloc(&current->mem, sizeof *h + size);
+    if (!h) return NULL;
+    h->size = size;
+    h->big = 0;
+    return h + 1;
 }
 
 static void *mm_realloc(void *p, size_t n) {
     if (!p) return mm_malloc(n);
-    size_t size;
-    memcpy(&size, (char *)p - PIECE_HEADER, sizeof size);
-    if (n <= size) return p;
+    piece_header *h = header_of(p);
+    if (n <= h->size) return p;
+    if (h->big) {
+        if (n > SIZE_MAX - 2 * sizeof(struct aw_expat_big)) return NULL;
+        size_t size = (n + 15) & ~(size_t)15;
+        struct aw_expat_big *b = big_of(p);
+        unlink_big(current, b);
+        struct aw_expat_big *grown = aw_realloc(current->alloc, b, sizeof *b + size);
+        if (!grown) {
+            link_big(current, b); /* untouched: expat keeps the old piece */
+            return NULL;
+        }
+        grown->h.size = size;
+        link_big(current, grown);
+        return grown + 1;
+    }
     void *q = mm_malloc(n);
-    if (q) memcpy(q, p, size);
+    if (q) memcpy(q, p, h->size);
     return q;
 }
 
-static void mm_free(void *p) { (void)p; }
+static void mm_free(void *p) {
+    if (!p || !header_of(p)->big) return;
+    struct aw_expat_big *b = big_of(p);
+    unlink_big(current, b);
+    aw_free(current->alloc, b);
+}
+
+/* Everything expat allocated for x. */
+static void drop_memory(aw_expat *x) {
+    while (x->big) {
+        struct aw_expat_big *b = x->big;
+        x->big = b->next;
+        aw_free(x->alloc, b);
+    }
+    aw__arena_free(&x->mem);
+}
 
 static const XML_Memory_Handling_Suite suite = {mm_malloc, mm_realloc, mm_free};
 
@@ -94,7 +161,7 @@ int aw__expat_init(aw_expat *x, const aw_allocator *alloc, aw_error *err) {
     x->parser = XML_ParserCreate_MM("UTF-8", &suite, NULL);
     current = saved;
     if (!x->parser) {
-        aw__arena_free(&x->mem);
+        drop_memory(x);
         return aw__error_set(err, AW_ENOMEM, "out of memory");
     }
     unsigned long salt = process_salt();
@@ -109,7 +176,7 @@ int aw__expat_init(aw_expat *x, const aw_allocator *alloc, aw_error *err) {
 
 void aw__expat_free(aw_expat *x) {
     if (!x->parser) return;
-    aw__arena_free(&x->mem); /* the parser and all it allocated: see mm_malloc */
+    drop_memory(x); /* the parser and all it allocated: see mm_malloc */
     x->parser = NULL;
 }
 
@@ -133,9 +200,10 @@ int aw__expat_parse(aw_expat *x, const char *text, size_t len) {
     x->text = text;
     x->len = len;
     /* expat copies the text into a buffer of the next power of two (at
-     * most twice the length): room for it and the rest in one block. A
-     * failure here is left to expat's own allocation, which reports it. */
-    if (len < (SIZE_MAX - 8192) / 2) (void)aw__arena_reserve(&x->mem, 2 * len + 8192);
+     * most twice the length): room for it, when it is not a big piece, and
+     * for the rest in one block. A failure here is left to expat's own
+     * allocation, which reports it. */
+    (void)aw__arena_reserve(&x->mem, (len < BIG_PIECE / 2 ? 2 * len : 0) + 8192);
     aw_expat *saved = current;
     current = x;
     size_t pos = 0;

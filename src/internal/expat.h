@@ -18,7 +18,8 @@
 typedef struct aw_expat {
     XML_Parser parser;
     const aw_allocator *alloc;
-    aw_arena mem;            /* all of expat's memory for this parser */
+    aw_arena mem;            /* expat's memory for this parser... */
+    struct aw_expat_big *big; /* ... but its big pieces (expat_glue.c) */
     int refused;             /* a DOCTYPE (or entity declaration) was seen */
     int stopped;             /* a handler stopped the parse; err holds why */
     int stop_code;           /* the AW_E* code of that stop, err or not */
