@@ -20,18 +20,18 @@ typedef struct builder {
     aw_contract_issue *issue;
     int failed; /* an issue other than malformed XML was set */
     int listening; /* on_text is set */
-    /* Character data, in one area of the strings arena as long as the
-     * document: all text together never is longer (references and CR LF
-     * only shrink it, and each element's markup is longer than the
-     * terminator its text gets). The open elements' text is stacked,
-     * innermost last; the innermost's is [region_start(), text_len).
-     * Everything below `kept` is the text of closed elements, left in place
-     * as their nodes' strings: an element that opened when no open element
-     * had text pending (no mixed content above it, the usual case) leaves
-     * its trimmed text where it is, terminated, when it closes. In mixed
+    /* Character data, in an area of the strings arena that never moves
+     * (nodes point into it). The open elements' text is stacked, innermost
+     * last; the innermost's is [region_start(), text_len). Everything below
+     * `kept` is the text of closed elements, left in place as their nodes'
+     * strings: an element that opened when no open element had text
+     * pending (no mixed content above it, the usual case) leaves its
+     * trimmed text where it is, terminated, when it closes. In mixed
      * content it is copied out and cut off instead, so that the text
      * pending above it stays in one piece. No text is copied in the usual
-     * case, and there is no buffer besides. */
+     * case, and there is no buffer besides. The area is as long as the
+     * document, up to 64 KiB; when full, a new one twice as long takes the
+     * pending text (text_room). */
     char *text;
     size_t text_len, text_cap;
     size_t kept;
@@ -211,6 +211,26 @@ static size_t region_start(const builder *b, size_t depth) {
     return b->text_start[depth] > b->kept ? b->text_start[depth] : b->kept;
 }
 
+/* A new area for n more bytes of text: twice as long as the last, or
+ * more; only the pending text moves (what is kept stays where the nodes
+ * point), so the copying stays linear in the text. */
+static int text_room(builder *b, size_t n) {
+    size_t pending = b->text_len - b->kept;
+    size_t cap = b->text_cap < SIZE_MAX / 2 ? b->text_cap * 2 : SIZE_MAX;
+    if (n > SIZE_MAX - 1 - pending) return -1;
+    if (cap < pending + n + 1) cap = pending + n + 1;
+    char *area = aw__arena_alloc(b->tree->strings, cap);
+    if (!area) return -1;
+    if (pending) memcpy(area, b->text + b->kept, pending);
+    for (size_t d = 0; d < b->depth; d++)
+        b->text_start[d] = b->text_start[d] > b->kept ? b->text_start[d] - b->kept : 0;
+    b->text = area;
+    b->text_len = pending;
+    b->text_cap = cap;
+    b->kept = 0;
+    return 0;
+}
+
 /* expat hands text over in many small pieces (each line break, each
  * entity, the indentation between elements). Leading whitespace is
  * dropped at once: the text is kept trimmed. */
@@ -221,7 +241,7 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
     if (!open || !open->decl) return; /* no one reads the text of undeclared elements */
     size_t n = (size_t)len;
     if (b->text_len == region_start(b, b->depth - 1) && all_space(s, n)) return;
-    if (n > b->text_cap - b->text_len) return aw__expat_fail(&b->x, AW_ENOMEM, "out of memory"); /* see builder */
+    if (n > b->text_cap - b->text_len && text_room(b, n)) return aw__expat_fail(&b->x, AW_ENOMEM, "out of memory");
     memcpy(b->text + b->text_len, s, n);
     b->text_len += n;
 }
@@ -359,7 +379,7 @@ int aw__contract_tree(const char *xml, size_t len, const aw_contract_options *op
     if (b.max_depth > 256) b.max_depth = 256;
     b.max_attrs = (opts && opts->max_attributes) ? opts->max_attributes : 64;
     b.text_len = b.kept = 0;
-    b.text_cap = len + 1;
+    b.text_cap = len < 65536 ? len + 1 : 65536;
     if (!(b.text = aw__arena_alloc(tree->strings, b.text_cap))) return AW_ENOMEM;
     aw_error err;
     int rc = aw__expat_init(&b.x, alloc, &err);

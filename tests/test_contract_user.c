@@ -572,6 +572,53 @@ static void test_mixed_content(void **state) {
         if (strcmp(got, cases[i].want)) fail_msg("%s\n got %s\nwant %s", cases[i].xml, got, cases[i].want);
         free(got);
     }
+    /* past the first text area (64 KiB), twice: while kept text fills it,
+     * and while text is pending at two levels. Pending text moves to a
+     * larger area, kept text stays where its nodes point. */
+    aw_buf xml;
+    aw_buf_init(&xml, NULL);
+    assert_int_equal(aw_buf_append_str(&xml, "<a><b>"), 0);
+    for (int i = 0; i < 12000; i++) assert_int_equal(aw_buf_printf(&xml, "<c>k%05d</c>", i), 0);
+    assert_int_equal(aw_buf_append_str(&xml, "</b>"), 0);
+    for (int i = 0; i < 70000; i++) assert_int_equal(aw_buf_putc(&xml, 'x'), 0);
+    assert_int_equal(aw_buf_append_str(&xml, "<b>"), 0);
+    for (int i = 0; i < 70000; i++) assert_int_equal(aw_buf_putc(&xml, 'y'), 0);
+    for (int i = 0; i < 3000; i++) assert_int_equal(aw_buf_printf(&xml, "<c>c%05d</c>", i), 0);
+    assert_int_equal(aw_buf_append_str(&xml, "</b><b>"), 0);
+    for (int i = 0; i < 3000; i++) assert_int_equal(aw_buf_printf(&xml, "<c>d%05d</c>", i), 0);
+    assert_int_equal(aw_buf_append_str(&xml, "</b>www</a>"), 0);
+    aw_json_doc *doc = NULL;
+    aw_error err;
+    if (aw_contract_parse(c, xml.data, xml.len, NULL, &doc, &err)) fail_msg("parse: %s", err.message);
+    const aw_json_value *root = aw_json_doc_root(doc);
+    const aw_json_value *text = aw_json_get(root, "#text");
+    assert_true(aw_json_is_string(text));
+    assert_int_equal(text->u.str.len, 70003);
+    assert_true(text->u.str.ptr[0] == 'x' && text->u.str.ptr[69999] == 'x' && !strcmp(text->u.str.ptr + 70000, "www"));
+    const aw_json_value *b = aw_json_get(root, "b");
+    assert_int_equal(aw_json_count(b), 3);
+    const aw_json_value *kept = aw_json_get(aw_json_at(b, 0), "c");
+    assert_int_equal(aw_json_count(kept), 12000);
+    for (size_t i = 0; i < 12000; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "k%05zu", i);
+        assert_string_equal(aw_json_get(aw_json_at(kept, i), "#text")->u.str.ptr, want);
+    }
+    text = aw_json_get(aw_json_at(b, 1), "#text");
+    assert_int_equal(text->u.str.len, 70000);
+    assert_true(text->u.str.ptr[0] == 'y' && text->u.str.ptr[69999] == 'y' && text->u.str.ptr[70000] == '\0');
+    assert_null(aw_json_get(aw_json_at(b, 2), "#text"));
+    for (size_t k = 0; k < 2; k++) {
+        const aw_json_value *cs = aw_json_get(aw_json_at(b, k + 1), "c");
+        assert_int_equal(aw_json_count(cs), 3000);
+        for (size_t i = 0; i < 3000; i++) {
+            char want[16];
+            snprintf(want, sizeof want, "%c%05zu", k ? 'd' : 'c', i);
+            assert_string_equal(aw_json_get(aw_json_at(cs, i), "#text")->u.str.ptr, want);
+        }
+    }
+    aw_json_doc_free(doc);
+    aw_buf_free(&xml);
     aw_contract_free(c);
 }
 
