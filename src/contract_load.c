@@ -143,6 +143,7 @@ static int load_elem(loader *l, const aw_json_value *obj, c_elem *e, int depth, 
     snprintf(where, sizeof where, "element <%.100s>", name->u.str.ptr);
     int rc;
     if (!(e->name = dup_str(l, name))) return aw__error_set(l->err, AW_ENOMEM, "out of memory");
+    e->name_len = name->u.str.len;
     if ((rc = opt_count(l, obj, "min", where, 1, &e->min))) return rc;
     if ((rc = opt_count(l, obj, "max", where, 1, &e->max))) return rc;
     if (e->min == SIZE_MAX) return bad(l, where, "'min' must be a number");
@@ -163,6 +164,7 @@ static int load_elem(loader *l, const aw_json_value *obj, c_elem *e, int depth, 
             const aw_json_value *an = aw_json_get(a, "name");
             if (!xml_name(an)) return bad(l, where, "each attribute needs a 'name' that is an XML attribute name");
             if (!(ca->name = dup_str(l, an))) return aw__error_set(l->err, AW_ENOMEM, "out of memory");
+            ca->name_len = an->u.str.len;
             char awhere[240];
             snprintf(awhere, sizeof awhere, "%s attribute '%.60s'", where, ca->name);
             if ((rc = opt_bool(l, a, "required", awhere, &ca->required))) return rc;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <expat.h>
 
 #include "agentwire/agentwire.h"
 #include "testutil.h"
@@ -742,6 +743,92 @@ static void test_bom_and_encoding(void **state) {
                AW_CONTRACT_MALFORMED, "", 1, 27, NULL);
 }
 
+/* ---- positions as expat counts them ------------------------------------------- */
+
+/* Where expat puts each <keyword>: 1-based line and column. */
+typedef struct keyword_starts {
+    XML_Parser parser;
+    size_t line[16], column[16];
+    size_t n;
+} keyword_starts;
+
+static void XMLCALL record_keyword(void *ud, const XML_Char *name, const XML_Char **atts) {
+    (void)atts;
+    keyword_starts *k = ud;
+    if (strcmp(name, "keyword") || k->n == 16) return;
+    k->line[k->n] = (size_t)XML_GetCurrentLineNumber(k->parser);
+    k->column[k->n] = (size_t)XML_GetCurrentColumnNumber(k->parser) + 1;
+    k->n++;
+}
+
+static void XMLCALL ignore_end(void *ud, const XML_Char *name) {
+    (void)ud;
+    (void)name;
+}
+
+static void expat_keyword_starts(const char *xml, keyword_starts *k) {
+    k->n = 0;
+    k->parser = XML_ParserCreate("UTF-8");
+    assert_non_null(k->parser);
+    XML_SetUserData(k->parser, k);
+    XML_SetElementHandler(k->parser, record_keyword, ignore_end);
+    assert_int_equal(XML_Parse(k->parser, xml, (int)strlen(xml), 1), XML_STATUS_OK);
+    XML_ParserFree(k->parser);
+}
+
+/* Issue positions are no longer asked of expat for every element; they are
+ * worked out from the elements' offsets when there is an issue
+ * (contract_doc.c). They must stay exactly expat's, whatever the line
+ * breaks (LF, CR LF, CR), a BOM, tabs and characters of 1 to 4 bytes
+ * before the element; with --extract, shifted by where the document
+ * starts in the text. Every <keyword> lacks its term: one issue each. */
+static void test_positions_are_expats(void **state) {
+    (void)state;
+    const char *breaks[] = {"\n", "\r\n", "\r"};
+    for (int bom = 0; bom < 2; bom++) {
+        for (size_t b = 0; b < 3; b++) {
+            const char *nl = breaks[b];
+            char xml[1024];
+            snprintf(xml, sizeof xml,
+                     "%s<llmResponse>%s<response>h\xC3\xA9llo \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9D\x84\x9E%sx</response>%s"
+                     "<analysis><subject name=\"a\" description=\"d\" isNew=\"true\">%s\t<keyword confidence=\"0.5\"/>"
+                     "\xC3\xA9<keyword confidence=\"0.5\"/>%s<!-- \xC3\xBC\xE2\x82\xAC\xF0\x9D\x84\x9E -->%s"
+                     "\xF0\x9D\x84\x9E <keyword confidence=\"0.5\"/>%s%s<keyword confidence=\"0.5\"\r\n/></subject>"
+                     "<summaryUpdate/></analysis></llmResponse>",
+                     bom ? "\xEF\xBB\xBF" : "", nl, nl, nl, nl, nl, nl, nl, nl);
+            keyword_starts want;
+            expat_keyword_starts(xml, &want);
+            assert_int_equal(want.n, 4);
+            aw_contract_issue *is;
+            size_t n = issues_of(response, xml, strlen(xml), false, &is);
+            assert_int_equal(n, 4);
+            for (size_t i = 0; i < n; i++) {
+                assert_int_equal(is[i].code, AW_CONTRACT_MISSING_ATTRIBUTE);
+                if (is[i].line != want.line[i] || is[i].column != want.column[i])
+                    fail_msg("bom %d, break %zu, keyword %zu: %zu:%zu, expat says %zu:%zu", bom, b, i + 1, is[i].line,
+                             is[i].column, want.line[i], want.column[i]);
+            }
+            free(is);
+            /* the same document after prose: "line two ü " puts it at 2:12 */
+            if (bom) continue;
+            char text[1200];
+            snprintf(text, sizeof text, "Voil\xC3\xA0 \xE6\x97\xA5\xE6\x9C\xAC\r\nline two \xC3\xBC %s", xml);
+            aw_contract_options o = {0};
+            o.extract = true;
+            aw_error err;
+            assert_int_equal(aw_contract_validate(response, text, strlen(text), &o, &is, &n, &err), AW_EVALID);
+            assert_int_equal(n, 4);
+            for (size_t i = 0; i < n; i++) {
+                size_t line = want.line[i] + 1, column = want.column[i] + (want.line[i] == 1 ? 11 : 0);
+                if (is[i].line != line || is[i].column != column)
+                    fail_msg("extract, break %zu, keyword %zu: %zu:%zu, want %zu:%zu", b, i + 1, is[i].line,
+                             is[i].column, line, column);
+            }
+            free(is);
+        }
+    }
+}
+
 /* ---- lenient parse, strict validate -------------------------------------------- */
 
 static void test_unknown_lenient_and_strict(void **state) {
@@ -1064,6 +1151,7 @@ int main(void) {
         cmocka_unit_test(test_every_issue_listed),
         cmocka_unit_test(test_cdata),
         cmocka_unit_test(test_bom_and_encoding),
+        cmocka_unit_test(test_positions_are_expats),
         cmocka_unit_test(test_unknown_lenient_and_strict),
         cmocka_unit_test(test_build),
         cmocka_unit_test(test_prompt),

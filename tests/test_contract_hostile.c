@@ -487,6 +487,54 @@ static void test_alloc_validate_parse(void **state) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) aw_failalloc_run(validate_parse, &cases[i], 0);
 }
 
+/* Large documents take the paths small ones do not: expat's big pieces
+ * (its buffer and a long attribute's pool, from the allocator itself), the
+ * text area growing past 64 KiB while text is pending, and text copied out
+ * of mixed content. Every allocation failure on them is handled too. */
+static char *large_response(void) {
+    aw_buf b;
+    aw_buf_init(&b, NULL);
+    assert_int_equal(aw_buf_append_str(&b, "<llmResponse><response>"), 0);
+    for (int i = 0; i < 9000; i++) assert_int_equal(aw_buf_append_str(&b, "text &amp; \n"), 0);
+    assert_int_equal(aw_buf_append_str(&b, "</response><analysis><subject name=\"n\" description=\""), 0);
+    for (int i = 0; i < 12000; i++) assert_int_equal(aw_buf_append_str(&b, "d&lt;x "), 0);
+    assert_int_equal(aw_buf_append_str(&b, "\" isNew=\"true\"/><summaryUpdate>s</summaryUpdate></analysis></llmResponse>"),
+                     0);
+    return b.data;
+}
+
+static char *large_mixed(void) {
+    aw_buf b;
+    aw_buf_init(&b, NULL);
+    assert_int_equal(aw_buf_append_str(&b, "<a><b>"), 0);
+    for (int i = 0; i < 9000; i++) assert_int_equal(aw_buf_printf(&b, "<c>k%05d</c>", i), 0);
+    assert_int_equal(aw_buf_append_str(&b, "</b>top"), 0);
+    for (int i = 0; i < 8000; i++) assert_int_equal(aw_buf_append_str(&b, "pending "), 0);
+    assert_int_equal(aw_buf_append_str(&b, "<b>mid<c>inner</c>tail</b>end</a>"), 0);
+    return b.data;
+}
+
+static void test_alloc_large_documents(void **state) {
+    (void)state;
+    static const char mixed_json[] =
+        "{\"format\": \"1.0\", \"root\": {\"name\": \"a\", \"text\": {\"required\": false}, \"children\": ["
+        " {\"name\": \"b\", \"min\": 0, \"max\": \"unbounded\", \"text\": {\"required\": false},"
+        "  \"children\": [{\"name\": \"c\", \"min\": 0, \"max\": \"unbounded\", \"text\": {\"type\": \"string\"}}]}]}}";
+    aw_contract *mixed = NULL;
+    assert_int_equal(aw_contract_load(mixed_json, strlen(mixed_json), NULL, &mixed, NULL), 0);
+    char *xml[2] = {large_response(), large_mixed()};
+    doc_case cases[] = {
+        {response, xml[0], false, false, 0},
+        {response, xml[0], true, false, 0},
+        {mixed, xml[1], false, false, 0},
+        {mixed, xml[1], true, false, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) aw_failalloc_run(validate_parse, &cases[i], 0);
+    free(xml[0]);
+    free(xml[1]);
+    aw_contract_free(mixed);
+}
+
 typedef struct build_case {
     const aw_contract *c;
     const char *json;
@@ -535,6 +583,7 @@ int main(void) {
         cmocka_unit_test(test_fifty_megabytes),  cmocka_unit_test(test_extract),
         cmocka_unit_test(test_extract_hostile),  cmocka_unit_test(test_alloc_load),
         cmocka_unit_test(test_alloc_validate_parse), cmocka_unit_test(test_alloc_build_prompt),
+        cmocka_unit_test(test_alloc_large_documents),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

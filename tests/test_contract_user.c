@@ -537,12 +537,152 @@ static void test_builtins_are_the_files(void **state) {
     }
 }
 
+/* Mixed content: an element's own text is the concatenation of its pieces
+ * around its children, at every level. The tree leaves an element's text
+ * in place when nothing above it has text pending, and copies it out
+ * otherwise (contract_doc.c); both ways must give the same strings. */
+static void test_mixed_content(void **state) {
+    (void)state;
+    static const char json[] =
+        "{\"format\": \"1.0\", \"root\": {\"name\": \"a\", \"text\": {\"required\": false},"
+        " \"attributes\": [{\"name\": \"x\", \"type\": \"string\"}], \"children\": ["
+        " {\"name\": \"b\", \"min\": 0, \"max\": \"unbounded\", \"text\": {\"required\": false}, \"children\": ["
+        "  {\"name\": \"c\", \"min\": 0, \"max\": \"unbounded\", \"text\": {\"type\": \"string\"},"
+        "   \"children\": [{\"name\": \"d\", \"min\": 0, \"max\": 3}]}]},"
+        " {\"name\": \"e\", \"min\": 0, \"max\": 1},"
+        " {\"name\": \"n\", \"min\": 0, \"max\": 1, \"text\": {\"type\": \"decimal\"}}]}}";
+    aw_contract *c = load_text(json, strlen(json));
+    struct { const char *xml, *want; } cases[] = {
+        {"<a>hello <b>in b <c>cc</c> after c</b> tail <e/> end</a>",
+         "{\"b\":[{\"c\":[{\"d\":[],\"#text\":\"cc\"}],\"#text\":\"in b  after c\"}],\"e\":\"\",\"#text\":\"hello  tail  end\"}"},
+        {"<a x=\" v \">t1<b>b1<c>c1<d>dd</d>c2</c>b2</b>t2<n> 0.5 </n>t3</a>",
+         "{\"x\":\" v \",\"b\":[{\"c\":[{\"d\":[\"dd\"],\"#text\":\"c1c2\"}],\"#text\":\"b1b2\"}],\"n\":0.5,\"#text\":\"t1t2t3\"}"},
+        {"<a><b>p<c>q</c></b><b><c>r</c>s<c>t</c></b>u</a>",
+         "{\"b\":[{\"c\":[{\"d\":[],\"#text\":\"q\"}],\"#text\":\"p\"},{\"c\":[{\"d\":[],\"#text\":\"r\"},{\"d\":[],"
+         "\"#text\":\"t\"}],\"#text\":\"s\"}],\"#text\":\"u\"}"},
+        {"<a>&#233;<b>&lt;<c>&gt;</c>&amp;</b>&quot;</a>",
+         "{\"b\":[{\"c\":[{\"d\":[],\"#text\":\">\"}],\"#text\":\"<&\"}],\"#text\":\"\xC3\xA9\\\"\"}"},
+        /* text pending two levels up while the inner elements have none */
+        {"<a>top<b><c>deep</c></b>more</a>", "{\"b\":[{\"c\":[{\"d\":[],\"#text\":\"deep\"}]}],\"#text\":\"topmore\"}"},
+        {"<a>\n  <b>\n    <c> c1 </c><c>c2</c>\n  </b>\n  <unknown>zz<b>no</b></unknown>ok\n</a>",
+         "{\"b\":[{\"c\":[{\"d\":[],\"#text\":\"c1\"},{\"d\":[],\"#text\":\"c2\"}]}],\"#text\":\"ok\"}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = parse_str(c, cases[i].xml);
+        if (strcmp(got, cases[i].want)) fail_msg("%s\n got %s\nwant %s", cases[i].xml, got, cases[i].want);
+        free(got);
+    }
+    /* past the first text area (64 KiB), twice: while kept text fills it,
+     * and while text is pending at two levels. Pending text moves to a
+     * larger area, kept text stays where its nodes point. */
+    aw_buf xml;
+    aw_buf_init(&xml, NULL);
+    assert_int_equal(aw_buf_append_str(&xml, "<a><b>"), 0);
+    for (int i = 0; i < 12000; i++) assert_int_equal(aw_buf_printf(&xml, "<c>k%05d</c>", i), 0);
+    assert_int_equal(aw_buf_append_str(&xml, "</b>"), 0);
+    for (int i = 0; i < 70000; i++) assert_int_equal(aw_buf_putc(&xml, 'x'), 0);
+    assert_int_equal(aw_buf_append_str(&xml, "<b>"), 0);
+    for (int i = 0; i < 70000; i++) assert_int_equal(aw_buf_putc(&xml, 'y'), 0);
+    for (int i = 0; i < 3000; i++) assert_int_equal(aw_buf_printf(&xml, "<c>c%05d</c>", i), 0);
+    assert_int_equal(aw_buf_append_str(&xml, "</b><b>"), 0);
+    for (int i = 0; i < 3000; i++) assert_int_equal(aw_buf_printf(&xml, "<c>d%05d</c>", i), 0);
+    assert_int_equal(aw_buf_append_str(&xml, "</b>www</a>"), 0);
+    aw_json_doc *doc = NULL;
+    aw_error err;
+    if (aw_contract_parse(c, xml.data, xml.len, NULL, &doc, &err)) fail_msg("parse: %s", err.message);
+    const aw_json_value *root = aw_json_doc_root(doc);
+    const aw_json_value *text = aw_json_get(root, "#text");
+    assert_true(aw_json_is_string(text));
+    assert_int_equal(text->u.str.len, 70003);
+    assert_true(text->u.str.ptr[0] == 'x' && text->u.str.ptr[69999] == 'x' && !strcmp(text->u.str.ptr + 70000, "www"));
+    const aw_json_value *b = aw_json_get(root, "b");
+    assert_int_equal(aw_json_count(b), 3);
+    const aw_json_value *kept = aw_json_get(aw_json_at(b, 0), "c");
+    assert_int_equal(aw_json_count(kept), 12000);
+    for (size_t i = 0; i < 12000; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "k%05zu", i);
+        assert_string_equal(aw_json_get(aw_json_at(kept, i), "#text")->u.str.ptr, want);
+    }
+    text = aw_json_get(aw_json_at(b, 1), "#text");
+    assert_int_equal(text->u.str.len, 70000);
+    assert_true(text->u.str.ptr[0] == 'y' && text->u.str.ptr[69999] == 'y' && text->u.str.ptr[70000] == '\0');
+    assert_null(aw_json_get(aw_json_at(b, 2), "#text"));
+    for (size_t k = 0; k < 2; k++) {
+        const aw_json_value *cs = aw_json_get(aw_json_at(b, k + 1), "c");
+        assert_int_equal(aw_json_count(cs), 3000);
+        for (size_t i = 0; i < 3000; i++) {
+            char want[16];
+            snprintf(want, sizeof want, "%c%05zu", k ? 'd' : 'c', i);
+            assert_string_equal(aw_json_get(aw_json_at(cs, i), "#text")->u.str.ptr, want);
+        }
+    }
+    aw_json_doc_free(doc);
+    aw_buf_free(&xml);
+    aw_contract_free(c);
+}
+
+/* Short decimals are converted without strtod (contract_check.c: up to 19
+ * digits below 2^53, one exact division); the result must be strtod's to
+ * the bit, on both sides of every limit of that fast path, and longer
+ * numbers still go to strtod. */
+static void expect_number_as_strtod(const aw_contract *c, const char *attr, const char *num) {
+    char xml[200];
+    snprintf(xml, sizeof xml, "<n %s=\"%s\"/>", attr, num);
+    aw_json_doc *doc = NULL;
+    aw_error err;
+    if (aw_contract_parse(c, xml, strlen(xml), NULL, &doc, &err)) fail_msg("%s: %s", xml, err.message);
+    const aw_json_value *v = aw_json_get(aw_json_doc_root(doc), attr);
+    assert_true(aw_json_is_number(v));
+    double want = strtod(num, NULL), got = v->u.num.d;
+    if (memcmp(&want, &got, sizeof want) != 0) fail_msg("%s: %.17g, strtod says %.17g", xml, got, want);
+    aw_json_doc_free(doc);
+}
+
+static void test_numbers_as_strtod(void **state) {
+    (void)state;
+    static const char json[] = "{\"format\": \"1.0\", \"root\": {\"name\": \"n\", \"attributes\": ["
+                               "{\"name\": \"d\", \"type\": \"decimal\"}, {\"name\": \"i\", \"type\": \"integer\"}]}}";
+    aw_contract *c = load_text(json, strlen(json));
+    const char *decimals[] = {
+        "0", "-0", "+0", "-0.0", "0.0", "1", "0.95", "0.1", "0.3", "+0.5", "-0.75", "007.50", "1.0000000000000000000",
+        "9007199254740992", "9007199254740993", "9007199254740991", "0.9007199254740993", "900719925474099.3",
+        "9999999999999999999", "99999999999999999999", "0.1234567890123456789", "0.12345678901234567890",
+        "1234567890123456789.0", "0.0000000000000000001", "0.00000000000000000001", "0.30000000000000004",
+        "3.141592653589793238462643383279", "1797693134862315708145274237317043567981",
+    };
+    for (size_t i = 0; i < sizeof decimals / sizeof decimals[0]; i++)
+        expect_number_as_strtod(c, "d", decimals[i]);
+    const char *integers[] = {"0", "-0", "42", "+42", "-9007199254740993", "18446744073709551615",
+                              "123456789012345678901234567890"};
+    for (size_t i = 0; i < sizeof integers / sizeof integers[0]; i++) expect_number_as_strtod(c, "i", integers[i]);
+    /* random decimals of 1 to 21 digits, the point anywhere */
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+    for (int k = 0; k < 20000; k++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        size_t digits = 1 + seed % 21, point = (seed >> 8) % (digits + 1);
+        char num[40];
+        size_t n = 0;
+        if ((seed >> 16) & 1) num[n++] = '-';
+        uint64_t r = seed;
+        for (size_t d = 0; d < digits; d++) {
+            if (d == point && d) num[n++] = '.';
+            r = r * 6364136223846793005u + 1442695040888963407u;
+            num[n++] = (char)('0' + (r >> 33) % 10);
+        }
+        num[n] = '\0';
+        expect_number_as_strtod(c, "d", num);
+    }
+    aw_contract_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_end_to_end),     cmocka_unit_test(test_user_rules),
         cmocka_unit_test(test_mapping),        cmocka_unit_test(test_enum_and_lists),
         cmocka_unit_test(test_format_version), cmocka_unit_test(test_loader_refusals),
         cmocka_unit_test(test_deep_contract),  cmocka_unit_test(test_builtins_are_the_files),
+        cmocka_unit_test(test_numbers_as_strtod), cmocka_unit_test(test_mixed_content),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,10 @@
-/* expat, set up the agentwire way: memory through the caller's allocator,
- * documents with a DOCTYPE refused, errors as aw_error.
+/* expat, set up the agentwire way: memory from an arena of the caller's
+ * allocator, documents with a DOCTYPE refused, errors as aw_error.
  *
- * expat's memory hooks take no context pointer, so the allocator is passed
- * through a thread-local variable that is set only while one of the calls
- * below runs. Every expat call that may allocate must go through them. */
+ * expat's memory hooks take no context pointer, so the parser's arena is
+ * passed through a thread-local variable that is set only while one of the
+ * calls below runs. Every expat call that may allocate must go through
+ * them. */
 #ifndef AW_INTERNAL_EXPAT_H
 #define AW_INTERNAL_EXPAT_H
 
@@ -12,10 +13,13 @@
 
 #include "agentwire/alloc.h"
 #include "agentwire/error.h"
+#include "internal/arena.h"
 
 typedef struct aw_expat {
     XML_Parser parser;
     const aw_allocator *alloc;
+    aw_arena mem;            /* expat's memory for this parser... */
+    struct aw_expat_big *big; /* ... but its big pieces (expat_glue.c) */
     int refused;             /* a DOCTYPE (or entity declaration) was seen */
     int stopped;             /* a handler stopped the parse; err holds why */
     int stop_code;           /* the AW_E* code of that stop, err or not */
