@@ -248,7 +248,10 @@ static inline void acc_digit(numacc *a, unsigned d) {
     a->zeros = 0;
 }
 
-static int parse_number(rd *r, char *p, aw_json_value *v) {
+/* Numbers with more than 19 significant digits (or 19 zeros after "0."):
+ * the digits are gathered without trailing zeros (1000000000000000000000e-3
+ * is still the integer 10^18) and the double comes from strtod. */
+static int parse_long_number(rd *r, char *p, aw_json_value *v) {
     char *start = p;
     int neg = 0;
     numacc a = {0, 0, 0};
@@ -320,6 +323,109 @@ static int parse_number(rd *r, char *p, aw_json_value *v) {
     } else {
         d = aw__json_strtod(start, text_len);
     }
+    v->type = AW_JSON_NUMBER;
+    v->flags = is_int ? AW_JSON_F_INT : 0;
+    v->num_len = (uint32_t)text_len;
+    v->u.num.d = d;
+    v->u.num.i = iv;
+    v->u.num.text = start;
+    r->p = p;
+    return 0;
+}
+
+static inline int is_digit(char c) { return (unsigned char)(c - '0') < 10; }
+
+/* The value of m * 10^e (m has at most 19 digits) as int64 when it is an
+ * integer that fits: *iv and 1, else 0. */
+static int exact_integer(uint64_t m, long e, int neg, int64_t *iv) {
+    if (m == 0) {
+        *iv = 0;
+        return 1;
+    }
+    while (e < 0 && m % 10 == 0) {
+        m /= 10;
+        e++;
+    }
+    if (e < 0 || e > 19) return 0;
+    uint64_t t;
+    if (__builtin_mul_overflow(m, pow10_u64[e], &t)) return 0;
+    if (!neg && t <= (uint64_t)INT64_MAX) {
+        *iv = (int64_t)t;
+        return 1;
+    }
+    if (neg && t <= (uint64_t)INT64_MAX + 1) {
+        *iv = t == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)t;
+        return 1;
+    }
+    return 0;
+}
+
+/* The digits go into one uint64_t as they are scanned; up to 19
+ * significant digits (all but the longest numbers) it holds them exactly,
+ * and the double follows from it without strtod: by Clinger's exact
+ * product when the digits and the power of ten are both exact doubles,
+ * else by aw__json_decimal_to_double. */
+static int parse_number(rd *r, char *p, aw_json_value *v) {
+    char *start = p;
+    int neg = *p == '-';
+    p += neg;
+    uint64_t m = 0;
+    long sig = 0;  /* significant digits in m (leading zeros are not) */
+    long frac = 0; /* digits after the point */
+    if (*p == '0') {
+        p++;
+        if (is_digit(*p)) return fail(r, AW_ESYNTAX, p - 1, "leading zeros are not allowed in numbers");
+    } else if (is_digit(*p)) {
+        char *d0 = p;
+        while (is_digit(*p)) m = m * 10 + (unsigned)(*p++ - '0');
+        sig = p - d0;
+    } else {
+        return fail(r, AW_ESYNTAX, p, neg ? "expected a digit after '-'" : "expected a value");
+    }
+    if (*p == '.') {
+        p++;
+        if (!is_digit(*p)) return fail(r, AW_ESYNTAX, p, "expected a digit after the decimal point");
+        char *f0 = p;
+        if (sig == 0) {
+            while (*p == '0') p++; /* 0.000123: no digit yet */
+            /* the careful path counts 19 such zeros as too many digits */
+            if (p - f0 >= 19) return parse_long_number(r, start, v);
+        }
+        char *d0 = p;
+        while (is_digit(*p)) m = m * 10 + (unsigned)(*p++ - '0');
+        sig += p - d0;
+        frac = p - f0;
+    }
+    long exp10 = 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        int eneg = 0;
+        if (*p == '+' || *p == '-') eneg = *p++ == '-';
+        if (!is_digit(*p)) return fail(r, AW_ESYNTAX, p, "expected a digit in the exponent");
+        while (is_digit(*p)) {
+            if (exp10 < 100000000) exp10 = exp10 * 10 + (*p - '0');
+            p++;
+        }
+        if (eneg) exp10 = -exp10;
+    }
+    if (sig > 19) return parse_long_number(r, start, v);
+    size_t text_len = (size_t)(p - start);
+    if (text_len > UINT32_MAX) return fail(r, AW_ELIMIT, start, "number literal too long");
+
+    long e = exp10 - frac;
+    int64_t iv = 0;
+    int is_int = exact_integer(m, e, neg, &iv);
+    double d;
+    if (m == 0) {
+        d = 0;
+    } else if (m <= (1ull << 53) && e >= -22 && e <= 22) {
+        d = (double)m;
+        if (e > 0) d *= pow10_exact[e];
+        else if (e < 0) d /= pow10_exact[-e];
+    } else if (aw__json_decimal_to_double(m, e, &d)) {
+        d = aw__json_strtod(start + neg, text_len - (size_t)neg);
+    }
+    if (neg) d = -d;
     v->type = AW_JSON_NUMBER;
     v->flags = is_int ? AW_JSON_F_INT : 0;
     v->num_len = (uint32_t)text_len;
