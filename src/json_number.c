@@ -104,14 +104,35 @@ int aw__json_decimal_to_double(uint64_t w, long q, double *out) {
     return 0;
 }
 
-static size_t write_uint(uint64_t v, char *out) {
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
+static inline size_t decimal_length(uint64_t v) {
+    size_t n = 1;
+    while (v >= 10000) {
+        v /= 10000;
+        n += 4;
+    }
+    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* v in decimal, two digits per division, written from the end. */
+size_t aw__json_write_uint(uint64_t v, char *out) {
+    size_t n = decimal_length(v);
+    char *o = out + n;
+    while (v >= 100) {
+        unsigned pair = (unsigned)(v % 100);
+        v /= 100;
+        o -= 2;
+        memcpy(o, digit_pairs + 2 * pair, 2);
+    }
+    if (v >= 10) {
+        o -= 2;
+        memcpy(o, digit_pairs + 2 * v, 2);
+    } else {
+        *--o = (char)('0' + v);
+    }
     return n;
 }
 
@@ -191,11 +212,21 @@ static uint64_t shortest_decimal(double d, int *exp10) {
 static size_t shortest_digits(double d, char *digits, int *n_out) {
     int e;
     uint64_t dec = shortest_decimal(d, &e);
+    /* Schubfach's digits often end in zeros (4165.6 comes as 41656 and
+     * twelve zeros): strip them in large steps first */
+    if (dec % 100000000 == 0) {
+        dec /= 100000000;
+        e += 8;
+    }
+    if (dec % 10000 == 0) {
+        dec /= 10000;
+        e += 4;
+    }
     while (dec % 10 == 0) {
         dec /= 10;
         e++;
     }
-    size_t k = write_uint(dec, digits);
+    size_t k = aw__json_write_uint(dec, digits);
     *n_out = e + (int)k;
     return k;
 }
@@ -211,7 +242,7 @@ size_t aw__json_format_double(double d, char *out) {
         d = -d;
     }
     /* integers below 2^53 print as themselves */
-    if (d < 9007199254740992.0 && d == (double)(uint64_t)d) return o + write_uint((uint64_t)d, out + o);
+    if (d < 9007199254740992.0 && d == (double)(uint64_t)d) return o + aw__json_write_uint((uint64_t)d, out + o);
     char digits[32];
     int n;
     size_t k = shortest_digits(d, digits, &n);
@@ -241,7 +272,7 @@ size_t aw__json_format_double(double d, char *out) {
         out[o++] = 'e';
         int e = n - 1;
         out[o++] = e < 0 ? '-' : '+';
-        o += write_uint((uint64_t)(e < 0 ? -e : e), out + o);
+        o += aw__json_write_uint((uint64_t)(e < 0 ? -e : e), out + o);
     }
     return o;
 }

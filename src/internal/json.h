@@ -81,6 +81,8 @@ int aw__json_decimal_to_double(uint64_t w, long q, double *out);
 /* strtod that ignores the C locale's decimal point; s[0..n) is a valid JSON
  * number and s[n] must be writable (it is restored before returning). */
 double aw__json_strtod(char *s, size_t n);
+/* v in decimal into out (at least 20 bytes); returns the length. */
+size_t aw__json_write_uint(uint64_t v, char *out);
 /* JavaScript Number::toString for finite d into out (at least 32 bytes);
  * returns the length. */
 size_t aw__json_format_double(double d, char *out);
