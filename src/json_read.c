@@ -36,11 +36,12 @@ void aw__json_parser_init(aw__json_parser *ps, const aw_json_read_options *opts)
 }
 
 void aw__json_parser_free(aw__json_parser *ps) {
-    aw_free(ps->alloc, ps->scratch);
-    aw_free(ps->alloc, ps->frames);
+    if (!ps->scratch_borrowed) aw_free(ps->alloc, ps->scratch);
+    if (!ps->frames_borrowed) aw_free(ps->alloc, ps->frames);
     ps->scratch = NULL;
     ps->frames = NULL;
     ps->scratch_cap = ps->frames_cap = 0;
+    ps->scratch_borrowed = ps->frames_borrowed = 0;
 }
 
 static int fail(rd *r, int code, const char *at, const char *msg) {
@@ -60,6 +61,7 @@ static int fail_unexpected(rd *r, const char *at, const char *what) {
 }
 
 static inline char *skip_ws(char *p) {
+    if ((unsigned char)*p > ' ') return p; /* compact JSON: no whitespace at all */
     while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
     return p;
 }
@@ -92,16 +94,19 @@ static inline unsigned special_mask(const char *p, __m128i *out) {
     *out = v;
     return (unsigned)_mm_movemask_epi8(m);
 }
+
+/* loaded from first_bytes + 16 - k: k bytes of all ones, then zeros */
+static const signed char first_bytes[32] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 #else
 static inline int plain_byte(unsigned char c) { return c != '"' && c != '\\' && c >= 0x20 && c < 0x80; }
 #endif
 
-/* p points after the opening quote. On success *out_s and *out_n describe
- * the decoded string (NUL-terminated in place) and r->p is after the
- * closing quote. Until the first escape nothing is copied; after it,
- * decoded bytes are written at dst, which always trails p. */
-static int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
-    char *start = p;
+/* The string whose text starts at start, from p on (nothing before p needs
+ * attention). On success *out_s and *out_n describe the decoded string
+ * (NUL-terminated in place) and r->p is after the closing quote. Until the
+ * first escape nothing is copied; after it, decoded bytes are written at
+ * dst, which always trails p. */
+static int parse_string_rest(rd *r, char *start, char *p, const char **out_s, size_t *out_n) {
     char *dst = NULL;
     for (;;) {
 #if defined(__SSE2__)
@@ -122,8 +127,13 @@ static int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
                 dst += 16;
                 mask = special_mask(p, &v);
             }
+            /* the k plain bytes before the special one: blend them into
+             * the 16 bytes at dst, whose other bytes may be input not yet
+             * read (dst trails p) and are written back as they were */
             unsigned k = (unsigned)__builtin_ctz(mask);
-            for (unsigned i = 0; i < k; i++) dst[i] = p[i];
+            const __m128i keep = _mm_loadu_si128((const __m128i *)(first_bytes + 16 - k));
+            const __m128i old = _mm_loadu_si128((const __m128i *)dst);
+            _mm_storeu_si128((__m128i *)dst, _mm_or_si128(_mm_and_si128(keep, v), _mm_andnot_si128(keep, old)));
             p += k;
             dst += k;
         }
@@ -195,6 +205,30 @@ static int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
             p += n;
         } while ((unsigned char)*p >= 0x80);
     }
+}
+
+/* p points after the opening quote. Most strings (keys above all) have no
+ * escape and no non-ASCII byte: they are found here, inline, and only the
+ * others continue in parse_string_rest. */
+static inline int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
+    char *start = p;
+#if defined(__SSE2__)
+    __m128i v;
+    unsigned mask = special_mask(p, &v);
+    while (!mask) {
+        p += 16;
+        mask = special_mask(p, &v);
+    }
+    p += __builtin_ctz(mask);
+#else
+    while (plain_byte((unsigned char)*p)) p++;
+#endif
+    if (*p != '"') return parse_string_rest(r, start, p, out_s, out_n);
+    *p = '\0';
+    *out_s = start;
+    *out_n = (size_t)(p - start);
+    r->p = p + 1;
+    return 0;
 }
 
 /* ---- numbers ------------------------------------------------------------ */
@@ -335,6 +369,30 @@ static int parse_long_number(rd *r, char *p, aw_json_value *v) {
 
 static inline int is_digit(char c) { return (unsigned char)(c - '0') < 10; }
 
+/* Append the digits at p to *m; returns the end of the digits. Eight at a
+ * time where the bytes allow (long fractions such as 0.44783324450825079
+ * are common): the padded copy makes reading 8 bytes past p safe. */
+static inline char *gather_digits(char *p, uint64_t *m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (;;) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        /* every byte 0x30..0x39: high nibble 3, and still 3 after adding 6 */
+        if (((w & 0xF0F0F0F0F0F0F0F0ull) | (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+            0x3333333333333333ull)
+            break;
+        w -= 0x3030303030303030ull;
+        w = w * 10 + (w >> 8); /* pairs of digits in every other byte */
+        w = (((w & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+             (((w >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+        *m = *m * 100000000 + w;
+        p += 8;
+    }
+#endif
+    while (is_digit(*p)) *m = *m * 10 + (unsigned)(*p++ - '0');
+    return p;
+}
+
 /* The value of m * 10^e (m has at most 19 digits) as int64 when it is an
  * integer that fits: *iv and 1, else 0. */
 static int exact_integer(uint64_t m, long e, int neg, int64_t *iv) {
@@ -377,7 +435,7 @@ static int parse_number(rd *r, char *p, aw_json_value *v) {
         if (is_digit(*p)) return fail(r, AW_ESYNTAX, p - 1, "leading zeros are not allowed in numbers");
     } else if (is_digit(*p)) {
         char *d0 = p;
-        while (is_digit(*p)) m = m * 10 + (unsigned)(*p++ - '0');
+        p = gather_digits(p, &m);
         sig = p - d0;
     } else {
         return fail(r, AW_ESYNTAX, p, neg ? "expected a digit after '-'" : "expected a value");
@@ -392,7 +450,7 @@ static int parse_number(rd *r, char *p, aw_json_value *v) {
             if (p - f0 >= 19) return parse_long_number(r, start, v);
         }
         char *d0 = p;
-        while (is_digit(*p)) m = m * 10 + (unsigned)(*p++ - '0');
+        p = gather_digits(p, &m);
         sig += p - d0;
         frac = p - f0;
     }
@@ -438,11 +496,22 @@ static int parse_number(rd *r, char *p, aw_json_value *v) {
 
 /* ---- containers --------------------------------------------------------- */
 
+/* Grow a scratch stack to cap entries of size elem. A borrowed stack (the
+ * caller's, on its C stack) is copied to the heap, not reallocated. */
+static void *grow_stack(aw__json_parser *ps, void *items, size_t used, size_t cap, size_t elem, int *borrowed) {
+    if (!*borrowed) return aw_realloc(ps->alloc, items, cap * elem);
+    void *grown = aw_malloc(ps->alloc, cap * elem);
+    if (!grown) return NULL;
+    if (used) memcpy(grown, items, used * elem);
+    *borrowed = 0;
+    return grown;
+}
+
 static int scratch_push(rd *r) {
     aw__json_parser *ps = r->ps;
     if (ps->scratch_len == ps->scratch_cap) {
         size_t cap = ps->scratch_cap ? ps->scratch_cap * 2 : 64;
-        aw_json_member *s = aw_realloc(ps->alloc, ps->scratch, cap * sizeof *s);
+        aw_json_member *s = grow_stack(ps, ps->scratch, ps->scratch_len, cap, sizeof *s, &ps->scratch_borrowed);
         if (!s) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
         ps->scratch = s;
         ps->scratch_cap = cap;
@@ -459,7 +528,7 @@ static int frame_push(rd *r, size_t depth, int is_object, const char *at) {
     if (depth == ps->frames_cap) {
         size_t cap = ps->frames_cap ? ps->frames_cap * 2 : 32;
         if (cap > ps->max_depth) cap = ps->max_depth;
-        aw__json_frame *f = aw_realloc(ps->alloc, ps->frames, cap * sizeof *f);
+        aw__json_frame *f = grow_stack(ps, ps->frames, depth, cap, sizeof *f, &ps->frames_borrowed);
         if (!f) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
         ps->frames = f;
         ps->frames_cap = cap;
@@ -630,12 +699,16 @@ static int parse_document(rd *r, aw_json_value *root) {
     }
 }
 
+/* Arena bytes a document of len input bytes is given up front: the padded
+ * copy and a first share of the values. */
+static size_t first_share(size_t len) { return len + PAD + len / 2 + 256; }
+
 int aw__json_parse_with(aw__json_parser *ps, aw_arena *arena, const char *text, size_t len,
                         aw_json_value *root, aw_error *err) {
     if (!text && len) return aw__error_set(err, AW_EINVAL, "NULL text");
     if (len > SIZE_MAX - PAD - 64) return aw__error_set(err, AW_ELIMIT, "input too large");
     /* One arena block for the copy and a first share of the values. */
-    if (aw__arena_reserve(arena, len + PAD + len / 2 + 256))
+    if (aw__arena_reserve(arena, first_share(len)))
         return aw__error_set(err, AW_ENOMEM, "out of memory");
     char *base = aw__arena_alloc(arena, len + PAD);
     if (!base) return aw__error_set(err, AW_ENOMEM, "out of memory");
@@ -651,28 +724,44 @@ int aw__json_parse_with(aw__json_parser *ps, aw_arena *arena, const char *text, 
     return 0;
 }
 
+/* Small documents parse with scratch stacks on the C stack; larger ones
+ * move them to the heap as they grow. */
+#define LOCAL_SCRATCH 64
+#define LOCAL_FRAMES 32
+
 int aw_json_parse(const char *text, size_t len, const aw_json_read_options *opts,
                   aw_json_doc **out, aw_error *err) {
     if (!out) return aw__error_set(err, AW_EINVAL, "NULL output pointer");
     *out = NULL;
-    const aw_allocator *alloc = opts ? opts->alloc : NULL;
-    aw_json_doc *doc = aw_malloc(alloc, sizeof *doc);
-    if (!doc) return aw__error_set(err, AW_ENOMEM, "out of memory");
-    aw__arena_init(&doc->arena, alloc);
-    doc->root = NULL;
+    if (!text && len) return aw__error_set(err, AW_EINVAL, "NULL text");
+    if (len > SIZE_MAX - PAD - 64 - sizeof(aw_json_doc) - 2 * sizeof(aw_json_value))
+        return aw__error_set(err, AW_ELIMIT, "input too large");
+    /* the document itself lives at the start of its arena's first block */
+    aw_arena arena;
+    aw__arena_init(&arena, opts ? opts->alloc : NULL);
+    aw_json_doc *doc = NULL;
+    if (aw__arena_reserve(&arena, sizeof *doc + sizeof *doc->root + first_share(len)) == 0)
+        doc = aw__arena_alloc(&arena, sizeof *doc);
+    if (!doc) {
+        aw__arena_free(&arena);
+        return aw__error_set(err, AW_ENOMEM, "out of memory");
+    }
+    doc->root = aw__arena_alloc(&arena, sizeof *doc->root);
+    doc->arena = arena;
     aw__json_parser ps;
     aw__json_parser_init(&ps, opts);
-    aw_json_value root;
-    int rc = aw__json_parse_with(&ps, &doc->arena, text, len, &root, err);
+    aw_json_member scratch[LOCAL_SCRATCH];
+    aw__json_frame frames[LOCAL_FRAMES];
+    ps.scratch = scratch;
+    ps.scratch_cap = LOCAL_SCRATCH;
+    ps.scratch_borrowed = 1;
+    ps.frames = frames;
+    ps.frames_cap = ps.max_depth < LOCAL_FRAMES ? ps.max_depth : LOCAL_FRAMES;
+    ps.frames_borrowed = 1;
+    int rc = aw__json_parse_with(&ps, &doc->arena, text, len, doc->root, err);
     aw__json_parser_free(&ps);
-    if (rc == 0) {
-        doc->root = aw__arena_alloc(&doc->arena, sizeof *doc->root);
-        if (!doc->root) rc = aw__error_set(err, AW_ENOMEM, "out of memory");
-        else *doc->root = root;
-    }
     if (rc) {
-        aw__arena_free(&doc->arena);
-        aw_free(alloc, doc);
+        aw_json_doc_free(doc);
         return rc;
     }
     *out = doc;

@@ -283,9 +283,17 @@ static int slim_restore_with(const aw_allocator *a, void *ctx) {
 
 static void test_allocation_failures(void **state) {
     (void)state;
-    sweep s = {parse("{" BASE ",\"messages\":[{\"role\":\"assistant\",\"content\":\"hello\",\"metadata\":{\"tool_calls\":[{\"id\":\"c\",\"name\":\"n\"}]}}],"
+    /* a 20,000-byte metadata string makes the snapshot's and the restored
+     * state's arenas grow past their first blocks, so failures also hit
+     * the middle of slimming and restoring */
+    static char text[21000];
+    int n = snprintf(text, sizeof text,
+                     "{" BASE ",\"messages\":[{\"role\":\"assistant\",\"content\":\"hello\",\"metadata\":{\"tool_calls\":[{\"id\":\"c\",\"name\":\"n\"}]}}],"
                      "\"steps\":[{\"type\":\"final\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"n\"}]}],"
-                     "\"last_continuation\":{\"should_continue\":true},\"metadata\":{\"k\":[1,2]}}")};
+                     "\"last_continuation\":{\"should_continue\":true},\"metadata\":{\"k\":[1,2],\"blob\":\"");
+    memset(text + n, 'x', 20000);
+    memcpy(text + n + 20000, "\"}}", 4);
+    sweep s = {parse(text)};
     long calls = aw_failalloc_run(slim_restore_with, &s, 0);
     assert_true(calls > 5);
     aw_json_doc_free(s.state);

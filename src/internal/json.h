@@ -5,6 +5,9 @@
 #include "agentwire/json.h"
 #include "internal/arena.h"
 
+/* A document lives at the start of its own arena's first block, so a
+ * document costs one allocation; aw_json_doc_free copies the arena out
+ * before freeing it. */
 struct aw_json_doc {
     aw_arena arena;
     aw_json_value *root;
@@ -25,6 +28,9 @@ typedef struct aw__json_parser {
     size_t scratch_len, scratch_cap;
     aw__json_frame *frames;
     size_t frames_cap;
+    /* set while scratch or frames is the caller's memory (not to be
+     * reallocated or freed) */
+    int scratch_borrowed, frames_borrowed;
 } aw__json_parser;
 
 void aw__json_parser_init(aw__json_parser *ps, const aw_json_read_options *opts);
