@@ -507,15 +507,19 @@ static void *grow_stack(aw__json_parser *ps, void *items, size_t used, size_t ca
     return grown;
 }
 
-static int scratch_push(rd *r) {
+static int grow_scratch(rd *r) {
     aw__json_parser *ps = r->ps;
-    if (ps->scratch_len == ps->scratch_cap) {
-        size_t cap = ps->scratch_cap ? ps->scratch_cap * 2 : 64;
-        aw_json_member *s = grow_stack(ps, ps->scratch, ps->scratch_len, cap, sizeof *s, &ps->scratch_borrowed);
-        if (!s) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
-        ps->scratch = s;
-        ps->scratch_cap = cap;
-    }
+    size_t cap = ps->scratch_cap ? ps->scratch_cap * 2 : 64;
+    aw_json_member *s = grow_stack(ps, ps->scratch, ps->scratch_len, cap, sizeof *s, &ps->scratch_borrowed);
+    if (!s) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
+    ps->scratch = s;
+    ps->scratch_cap = cap;
+    return 0;
+}
+
+static inline int scratch_push(rd *r) {
+    aw__json_parser *ps = r->ps;
+    if (ps->scratch_len == ps->scratch_cap && grow_scratch(r)) return AW_ENOMEM;
     ps->scratch_len++;
     return 0;
 }
@@ -538,6 +542,44 @@ static int frame_push(rd *r, size_t depth, int is_object, const char *at) {
     return 0;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The first (up to) 8 bytes of a key as one number, so that most unequal
+ * keys differ at one compare. Keys lie in the padded copy of the input, so
+ * 8 bytes from the start of any of them can be read. */
+static inline uint64_t key_head(const aw_json_member *m) {
+    uint64_t w;
+    memcpy(&w, m->key, 8);
+    return m->key_len >= 8 ? w : w & (((uint64_t)1 << (8 * m->key_len)) - 1);
+}
+
+static inline int same_key(const aw_json_member *a, uint64_t ha, const aw_json_member *b, uint64_t hb) {
+    return ha == hb && a->key_len == b->key_len && (a->key_len <= 8 || memcmp(a->key, b->key, a->key_len) == 0);
+}
+
+/* AW_JSON_F_DUPKEYS and AW_JSON_F_INDEXKEYS of a parsed object; objects of
+ * up to 16 members (nearly all) are checked pairwise on key heads, larger
+ * ones by aw__json_object_flags. -1 when memory runs out. */
+static int parsed_object_flags(const aw_json_member *m, size_t count, const aw_allocator *alloc) {
+    if (count > 16) return aw__json_object_flags(m, count, alloc);
+    int flags = 0;
+    uint64_t heads[16];
+    uint32_t idx;
+    for (size_t i = 0; i < count; i++) {
+        heads[i] = key_head(&m[i]);
+        if (m[i].key_len && is_digit(m[i].key[0]) && aw__json_index_key(m[i].key, m[i].key_len, &idx))
+            flags |= AW_JSON_F_INDEXKEYS;
+    }
+    for (size_t i = 1; i < count; i++)
+        for (size_t j = 0; j < i; j++)
+            if (same_key(&m[i], heads[i], &m[j], heads[j])) return flags | AW_JSON_F_DUPKEYS;
+    return flags;
+}
+#else
+static int parsed_object_flags(const aw_json_member *m, size_t count, const aw_allocator *alloc) {
+    return aw__json_object_flags(m, count, alloc);
+}
+#endif
+
 /* Move the scratch entries of the innermost container into the arena. */
 static int close_container(rd *r, size_t depth, aw_json_value *out) {
     aw__json_parser *ps = r->ps;
@@ -552,7 +594,7 @@ static int close_container(rd *r, size_t depth, aw_json_value *out) {
             aw_json_member *m = aw__arena_alloc(r->arena, count * sizeof *m);
             if (!m) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
             memcpy(m, src, count * sizeof *m);
-            int flags = aw__json_object_flags(m, count, ps->alloc);
+            int flags = parsed_object_flags(m, count, ps->alloc);
             if (flags < 0) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
             out->flags = (uint8_t)flags;
             out->u.obj.members = m;
