@@ -616,7 +616,7 @@ static int close_container(rd *r, size_t depth, aw_json_value *out) {
 
 /* ---- the driver --------------------------------------------------------- */
 
-static int parse_key(rd *r, char *p) {
+static inline int parse_key(rd *r, char *p) {
     if (*p != '"') {
         if (*p == '}') return fail(r, AW_ESYNTAX, p, "trailing comma before '}'");
         return fail_unexpected(r, p, "expected a string key");
