@@ -101,6 +101,11 @@ static const signed char first_bytes[32] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, 
 static inline int plain_byte(unsigned char c) { return c != '"' && c != '\\' && c >= 0x20 && c < 0x80; }
 #endif
 
+/* What the one-letter escapes \" \\ \/ \b \f \n \r \t stand for; 0 for
+ * any other byte after a backslash. */
+static const unsigned char simple_escape[256] = {
+    ['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t'};
+
 /* The string whose text starts at start, from p on (nothing before p needs
  * attention). On success *out_s and *out_n describe the decoded string
  * (NUL-terminated in place) and r->p is after the closing quote. Until the
@@ -155,16 +160,14 @@ static int parse_string_rest(rd *r, char *start, char *p, const char **out_s, si
         }
         if (c == '\\') {
             if (!dst) dst = p;
-            char e = p[1];
+            unsigned char e = (unsigned char)p[1];
+            /* a table, not a switch: escapes come in no predictable order */
+            if (simple_escape[e]) {
+                *dst++ = (char)simple_escape[e];
+                p += 2;
+                continue;
+            }
             switch (e) {
-            case '"': *dst++ = '"'; p += 2; continue;
-            case '\\': *dst++ = '\\'; p += 2; continue;
-            case '/': *dst++ = '/'; p += 2; continue;
-            case 'b': *dst++ = '\b'; p += 2; continue;
-            case 'f': *dst++ = '\f'; p += 2; continue;
-            case 'n': *dst++ = '\n'; p += 2; continue;
-            case 'r': *dst++ = '\r'; p += 2; continue;
-            case 't': *dst++ = '\t'; p += 2; continue;
             case 'u': {
                 uint32_t cp;
                 if (p + 6 > r->end || hex4(p + 2, &cp))
