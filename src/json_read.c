@@ -391,6 +391,14 @@ static inline char *gather_digits(char *p, uint64_t *m) {
         *m = *m * 100000000 + w;
         p += 8;
     }
+    uint32_t w4;
+    memcpy(&w4, p, 4);
+    if (((w4 & 0xF0F0F0F0u) | (((w4 + 0x06060606u) & 0xF0F0F0F0u) >> 4)) == 0x33333333u) {
+        w4 -= 0x30303030u;
+        w4 = w4 * 10 + (w4 >> 8); /* two pairs */
+        *m = *m * 10000 + (w4 & 0xFF) * 100 + ((w4 >> 16) & 0xFF);
+        p += 4;
+    }
 #endif
     while (is_digit(*p)) *m = *m * 10 + (unsigned)(*p++ - '0');
     return p;
@@ -572,9 +580,16 @@ static int parsed_object_flags(const aw_json_member *m, size_t count, const aw_a
         if (m[i].key_len && is_digit(m[i].key[0]) && aw__json_index_key(m[i].key, m[i].key_len, &idx))
             flags |= AW_JSON_F_INDEXKEYS;
     }
-    for (size_t i = 1; i < count; i++)
-        for (size_t j = 0; j < i; j++)
-            if (same_key(&m[i], heads[i], &m[j], heads[j])) return flags | AW_JSON_F_DUPKEYS;
+    /* one bit per key head: only a key whose bit is already set can equal
+     * an earlier one, and only those are compared */
+    uint64_t seen = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t bit = (uint64_t)1 << ((heads[i] * 0x9E3779B97F4A7C15ull) >> 58);
+        if (seen & bit)
+            for (size_t j = 0; j < i; j++)
+                if (same_key(&m[i], heads[i], &m[j], heads[j])) return flags | AW_JSON_F_DUPKEYS;
+        seen |= bit;
+    }
     return flags;
 }
 #else
