@@ -111,18 +111,20 @@ static char *put_non_ascii(char *o, const unsigned char *s, size_t *i, size_t le
     return o + 3;
 }
 
+/* The letter of JavaScript's two-character escape for c, or 0 where it
+ * writes \u00xx. A table, not a switch: escapes come in no predictable
+ * order. */
+static const char short_escape[128] = {['"'] = '"',  ['\\'] = '\\', ['\b'] = 'b', ['\f'] = 'f',
+                                       ['\n'] = 'n', ['\r'] = 'r',   ['\t'] = 't'};
+
+/* c is '"', '\\' or a control character. */
 static inline char *put_escape(char *o, unsigned char c) {
-    o[0] = '\\';
-    switch (c) {
-    case '"': o[1] = '"'; return o + 2;
-    case '\\': o[1] = '\\'; return o + 2;
-    case '\b': o[1] = 'b'; return o + 2;
-    case '\f': o[1] = 'f'; return o + 2;
-    case '\n': o[1] = 'n'; return o + 2;
-    case '\r': o[1] = 'r'; return o + 2;
-    case '\t': o[1] = 't'; return o + 2;
-    default: return put_hex_escape(o, c);
+    if (short_escape[c]) {
+        o[0] = '\\';
+        o[1] = short_escape[c];
+        return o + 2;
     }
+    return put_hex_escape(o, c);
 }
 
 int aw_json_write_string(aw_buf *out, const char *str, size_t len) {
@@ -263,6 +265,31 @@ static int open_container(writer *w, const aw_json_value *v) {
     return put_char(w->out, obj ? '{' : '[');
 }
 
+/* Compact output of a member's key: `,"key":` (without the comma for the
+ * first member) in one go when the key is short and needs no escape, as
+ * nearly all keys are. Returns 1 when written; 0 when the caller must
+ * write the key the general way (nothing written then), including when
+ * memory ran out (the general way reports it). */
+static int put_plain_key(aw_buf *out, const aw_json_member *m, int comma) {
+    size_t n = m->key_len;
+    if (n > 64 || room(out, n + 4)) return 0;
+    const unsigned char *k = (const unsigned char *)m->key;
+    char *o = out->data + out->len + (comma ? 1 : 0) + 1;
+    for (size_t i = 0; i < n; i++) {
+        if (byte_class[k[i]]) return 0;
+        o[i] = (char)k[i];
+    }
+    o -= 1 + (comma ? 1 : 0);
+    if (comma) *o++ = ',';
+    *o++ = '"';
+    o += n;
+    *o++ = '"';
+    *o++ = ':';
+    *o = '\0';
+    out->len = (size_t)(o - out->data);
+    return 1;
+}
+
 static int write_scalar(writer *w, const aw_json_value *v) {
     switch (v->type) {
     case AW_JSON_NULL: return put_bytes(w->out, "null", 4);
@@ -292,16 +319,20 @@ static int run(writer *w, const aw_json_value *root) {
             if ((rc = put_char(w->out, obj ? '}' : ']'))) return rc;
             continue;
         }
-        if (f->next && (rc = put_char(w->out, ','))) return rc;
-        if (w->indent && (rc = newline_indent(w, w->depth))) return rc;
         const aw_json_value *child;
         if (obj) {
             size_t idx = f->order ? f->order[f->next] : f->next;
             const aw_json_member *m = &f->v->u.obj.members[idx];
-            if ((rc = aw_json_write_string(w->out, m->key, m->key_len))) return rc;
-            if ((rc = w->indent ? put_bytes(w->out, ": ", 2) : put_char(w->out, ':'))) return rc;
+            if (w->indent || !put_plain_key(w->out, m, f->next != 0)) {
+                if (f->next && (rc = put_char(w->out, ','))) return rc;
+                if (w->indent && (rc = newline_indent(w, w->depth))) return rc;
+                if ((rc = aw_json_write_string(w->out, m->key, m->key_len))) return rc;
+                if ((rc = w->indent ? put_bytes(w->out, ": ", 2) : put_char(w->out, ':'))) return rc;
+            }
             child = f->order ? &f->v->u.obj.members[f->value_of[idx]].value : &m->value;
         } else {
+            if (f->next && (rc = put_char(w->out, ','))) return rc;
+            if (w->indent && (rc = newline_indent(w, w->depth))) return rc;
             child = &f->v->u.arr.items[f->next];
         }
         f->next++;
