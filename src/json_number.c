@@ -9,8 +9,6 @@
  * with Giulietti's Schubfach method), then JavaScript's choice between plain
  * and exponent notation. Both use the table of json_pow10.c. */
 #include <locale.h>
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
