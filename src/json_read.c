@@ -649,16 +649,22 @@ static inline int parse_key(rd *r, char *p) {
     return 0;
 }
 
+/* Where the value being parsed goes: the innermost container's newest
+ * scratch entry, or the root. Values are parsed in place there. */
+static inline aw_json_value *value_slot(aw__json_parser *ps, size_t depth, aw_json_value *root) {
+    return depth ? &ps->scratch[ps->scratch_len - 1].value : root;
+}
+
 static int parse_document(rd *r, aw_json_value *root) {
     aw__json_parser *ps = r->ps;
     size_t depth = 0;
     char *p = skip_ws(r->p);
-    aw_json_value v;
     int rc;
 
     ps->scratch_len = 0;
     for (;;) {
-        /* parse one value at p into v, or open a container */
+        /* parse one value at p into its slot, or open a container */
+        aw_json_value *v = value_slot(ps, depth, root);
         switch (*p) {
         case '{':
             if ((rc = frame_push(r, depth, 1, p))) return rc;
@@ -667,7 +673,7 @@ static int parse_document(rd *r, aw_json_value *root) {
             if (*p == '}') {
                 p++;
                 depth--;
-                if ((rc = close_container(r, depth, &v))) return rc;
+                if ((rc = close_container(r, depth, v))) return rc;
                 break;
             }
             if ((rc = parse_key(r, p))) return rc;
@@ -680,7 +686,7 @@ static int parse_document(rd *r, aw_json_value *root) {
             if (*p == ']') {
                 p++;
                 depth--;
-                if ((rc = close_container(r, depth, &v))) return rc;
+                if ((rc = close_container(r, depth, v))) return rc;
                 break;
             }
             if ((rc = scratch_push(r))) return rc;
@@ -688,36 +694,37 @@ static int parse_document(rd *r, aw_json_value *root) {
             ps->scratch[ps->scratch_len - 1].key_len = 0;
             continue;
         case '"':
-            v.type = AW_JSON_STRING;
-            v.flags = 0;
-            v.num_len = 0;
-            if ((rc = parse_string(r, p + 1, &v.u.str.ptr, &v.u.str.len))) return rc;
+            v->type = AW_JSON_STRING;
+            v->flags = 0;
+            v->reserved_ = 0;
+            v->num_len = 0;
+            if ((rc = parse_string(r, p + 1, &v->u.str.ptr, &v->u.str.len))) return rc;
             p = r->p;
             break;
         case 't':
             if (memcmp(p, "true", 4)) return fail_unexpected(r, p, "expected a value");
-            memset(&v, 0, sizeof v);
-            v.type = AW_JSON_BOOL;
-            v.u.b = true;
+            memset(v, 0, sizeof *v);
+            v->type = AW_JSON_BOOL;
+            v->u.b = true;
             p += 4;
             break;
         case 'f':
             if (memcmp(p, "false", 5)) return fail_unexpected(r, p, "expected a value");
-            memset(&v, 0, sizeof v);
-            v.type = AW_JSON_BOOL;
-            v.u.b = false;
+            memset(v, 0, sizeof *v);
+            v->type = AW_JSON_BOOL;
+            v->u.b = false;
             p += 5;
             break;
         case 'n':
             if (memcmp(p, "null", 4)) return fail_unexpected(r, p, "expected a value");
-            memset(&v, 0, sizeof v);
-            v.type = AW_JSON_NULL;
+            memset(v, 0, sizeof *v);
+            v->type = AW_JSON_NULL;
             p += 4;
             break;
         case '-': case '0': case '1': case '2': case '3': case '4':
         case '5': case '6': case '7': case '8': case '9':
-            v.reserved_ = 0;
-            if ((rc = parse_number(r, p, &v))) return rc;
+            v->reserved_ = 0;
+            if ((rc = parse_number(r, p, v))) return rc;
             p = r->p;
             break;
         default:
@@ -727,14 +734,12 @@ static int parse_document(rd *r, aw_json_value *root) {
             return fail_unexpected(r, p, "expected a value");
         }
 
-        /* v is complete: store it and find what comes next */
+        /* a value is complete in its slot: find what comes next */
         for (;;) {
             if (depth == 0) {
-                *root = v;
                 r->p = p;
                 return 0;
             }
-            ps->scratch[ps->scratch_len - 1].value = v;
             aw__json_frame *f = &ps->frames[depth - 1];
             p = skip_ws(p);
             if (*p == ',') {
@@ -754,7 +759,9 @@ static int parse_document(rd *r, aw_json_value *root) {
                                                           : "expected ',' or ']' after an array element");
             p++;
             depth--;
-            if ((rc = close_container(r, depth, &v))) return rc;
+            /* the container's own slot: the entry just below its entries */
+            aw_json_value *slot = depth ? &ps->scratch[ps->frames[depth].start - 1].value : root;
+            if ((rc = close_container(r, depth, slot))) return rc;
         }
     }
 }

@@ -35,7 +35,8 @@ typedef struct aw__json_parser {
 
 void aw__json_parser_init(aw__json_parser *ps, const aw_json_read_options *opts);
 void aw__json_parser_free(aw__json_parser *ps);
-/* Parse text into values allocated in arena; *root receives the result. */
+/* Parse text into values allocated in arena; *root receives the result
+ * (values are parsed in place, so on failure it may hold a partial value). */
 int aw__json_parse_with(aw__json_parser *ps, aw_arena *arena, const char *text, size_t len,
                         aw_json_value *root, aw_error *err);
 
