@@ -6,9 +6,14 @@
 #include "internal/json.h"
 
 aw_json_doc *aw_json_doc_new(const aw_allocator *alloc) {
-    aw_json_doc *doc = aw_malloc(alloc, sizeof *doc);
-    if (!doc) return NULL;
-    aw__arena_init(&doc->arena, alloc);
+    aw_arena arena;
+    aw__arena_init(&arena, alloc);
+    aw_json_doc *doc = aw__arena_alloc(&arena, sizeof *doc);
+    if (!doc) {
+        aw__arena_free(&arena);
+        return NULL;
+    }
+    doc->arena = arena;
     doc->root = NULL;
     return doc;
 }

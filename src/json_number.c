@@ -1,14 +1,14 @@
 /* Number text <-> double, independent of the C locale.
  *
+ * Reading: aw__json_decimal_to_double converts the digits the reader
+ * gathered with one 64x128-bit product (Eisel-Lemire), and leaves the rare
+ * undecidable case to strtod (aw__json_strtod).
+ *
  * Formatting follows ECMAScript Number::toString: the shortest digit string
- * that reads back to the same double (found by trying 15, 16 and 17
- * significant digits: any normal double whose shortest form has k <= 15
- * digits prints as exactly that form at 15 digits, because 15-digit decimals
- * are spaced wider than normal doubles), then JavaScript's choice between plain and
- * exponent notation. */
+ * that reads back to the same double, the closest to it among those (found
+ * with Giulietti's Schubfach method), then JavaScript's choice between plain
+ * and exponent notation. Both use the table of json_pow10.c. */
 #include <locale.h>
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,103 +39,196 @@ double aw__json_strtod(char *s, size_t n) {
     return d;
 }
 
-static size_t write_uint(uint64_t v, char *out) {
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+/* floor(x / 2^s) for any sign of x (>> on a negative int is
+ * implementation-defined in C). */
+static inline long floor_shift(long x, int s) {
+    return x >= 0 ? x >> s : -((-x + (1L << s) - 1) >> s);
+}
+
+/* floor(log2(10^k)) for |k| <= 1233. This constant, and Schubfach's 1262611
+ * and 524031 below (floor(log10(2^q)) and floor(log10(3/4 * 2^q))), were
+ * checked against exact rational arithmetic for every k of the table and
+ * every binary exponent q of a double; test_json_number checks the results. */
+static inline long floor_log2_pow10(long k) { return floor_shift(k * 1741647L, 19); }
+
+static inline int leading_zeros64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_clzll(x);
+#else
+    int n = 0;
+    while (!(x & 0x8000000000000000ull)) {
+        x <<= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* Eisel and Lemire's method: with W = w shifted to its top bit, the top
+ * bits of W * 10^q's 128-bit significand are the double's significand and
+ * a rounding bit. The table value is below 10^q's by less than one unit
+ * (exact for 0 <= q <= 55), so the true product lies within two units of
+ * the 64 bits below the computed top 128: only when those bits and the
+ * ones under the significand are all ones could the truth cross a rounding
+ * boundary, and that case is left to strtod. Ties (exactly halfway) need
+ * an exact product, so they are decided only where the table is exact. */
+int aw__json_decimal_to_double(uint64_t w, long q, double *out) {
+    if (w == 0 || q < AW_POW10_MIN || q > AW_POW10_MAX) return -1;
+    const uint64_t *t = aw__pow10_128[q - AW_POW10_MIN];
+    int lz = leading_zeros64(w);
+    uint64_t W = w << lz;
+    uint64_t hi, lo = aw__mul128(W, t[0], &hi);
+    uint64_t mid_hi, rest = aw__mul128(W, t[1], &mid_hi);
+    lo += mid_hi;
+    hi += lo < mid_hi;
+    /* hi:lo:rest is the 192-bit W * table; hi >= 2^62 */
+    int shift = 9 + (int)(hi >> 63);
+    uint64_t below = hi & (((uint64_t)1 << shift) - 1);
+    int exact = q >= 0 && q <= 55;
+    if (!exact && below == ((uint64_t)1 << shift) - 1 && lo >= UINT64_MAX - 1) return -1;
+    uint64_t m54 = hi >> shift; /* in [2^53, 2^54): 53 bits and a rounding bit */
+    uint64_t m;
+    if (exact && (m54 & 1) && below == 0 && lo == 0 && rest == 0)
+        m = (m54 >> 1) + ((m54 >> 1) & 1); /* exactly halfway: to even */
+    else
+        m = (m54 + 1) >> 1;
+    long e2 = shift + 2 + floor_log2_pow10(q) - lz; /* value = m * 2^e2 */
+    if (m == (uint64_t)1 << 53) {
+        m >>= 1;
+        e2++;
+    }
+    long biased = e2 + 52 + 1023;
+    if (biased <= 0 || biased >= 2047) return -1;
+    uint64_t bits = ((uint64_t)biased << 52) | (m & (((uint64_t)1 << 52) - 1));
+    memcpy(out, &bits, sizeof bits);
+    return 0;
+}
+
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
+static inline size_t decimal_length(uint64_t v) {
+    size_t n = 1;
+    while (v >= 10000) {
+        v /= 10000;
+        n += 4;
+    }
+    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* v in decimal, two digits per division, written from the end. */
+size_t aw__json_write_uint(uint64_t v, char *out) {
+    size_t n = decimal_length(v);
+    char *o = out + n;
+    while (v >= 100) {
+        unsigned pair = (unsigned)(v % 100);
+        v /= 100;
+        o -= 2;
+        memcpy(o, digit_pairs + 2 * pair, 2);
+    }
+    if (v >= 10) {
+        o -= 2;
+        memcpy(o, digit_pairs + 2 * v, 2);
+    } else {
+        *--o = (char)('0' + v);
+    }
     return n;
 }
 
-/* buf holds "d.ddd...e[+-]x" (or "de[+-]x") with '.' as the point: add one
- * unit in the last digit, keeping the digit count (9.99e+05 becomes
- * 1.00e+6). Returns the new length. */
-static int bump_last_digit(char *buf, int len, size_t cap) {
-    char *e = strchr(buf, 'e');
-    if (!e) return len;
-    int exp10 = atoi(e + 1);
-    char *p = e - 1;
-    for (;; p--) {
-        if (*p == '.') continue;
-        if (*p != '9') {
-            (*p)++;
-            return len;
-        }
-        *p = '0';
-        if (p == buf) break;
+/* 10^k's significand rounded up: the table's value, plus one where the
+ * table is below the true value. */
+static inline void pow10_ceil(long k, uint64_t *hi, uint64_t *lo) {
+    const uint64_t *t = aw__pow10_128[k - AW_POW10_MIN];
+    *hi = t[0];
+    *lo = t[1];
+    if (k < 0 || k > 55) {
+        *lo += 1;
+        *hi += *lo == 0;
     }
-    /* every digit was 9: now 1.000...e(x+1) */
-    buf[0] = '1';
-    int n = snprintf(e + 1, cap - (size_t)(e + 1 - buf), "%+d", exp10 + 1);
-    return (int)(e + 1 - buf) + n;
 }
 
-/* Shortest digits of |d| (d finite, non-zero): digits[] without a point,
- * and the decimal exponent n such that |d| = 0.digits * 10^n. */
+/* floor(g * cp / 2^128) with the lowest bit set when the dropped part is
+ * not zero (round to odd): that bit is all the comparisons below need to
+ * know of what lies under the last unit. */
+static inline uint64_t round_to_odd(uint64_t g_hi, uint64_t g_lo, uint64_t cp) {
+    uint64_t x_hi;
+    (void)aw__mul128(g_lo, cp, &x_hi);
+    uint64_t y_hi, y_lo = aw__mul128(g_hi, cp, &y_hi);
+    y_lo += x_hi;
+    y_hi += y_lo < x_hi;
+    return y_hi | (y_lo > 1);
+}
+
+/* The shortest decimal dec * 10^*exp10 that reads back as d (finite, > 0),
+ * the closest to d when several have that length (ties to even), as
+ * ECMAScript's Number::toString asks. Giulietti's Schubfach method: with d
+ * = c * 2^q, the doubles' rounding interval around d is scaled by a power of
+ * ten, 10^-k, chosen so that it holds one or two multiples of 10^k's unit
+ * and at most one of the unit ten times larger; the three scaled bounds
+ * (times 4, so that halves stay integers) come from one 64x128-bit product
+ * each. The bounds belong to the interval when c is even (a decimal
+ * exactly halfway reads back as the even significand). */
+static uint64_t shortest_decimal(double d, int *exp10) {
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    uint64_t frac = bits & (((uint64_t)1 << 52) - 1);
+    long biased = (long)(bits >> 52) & 0x7FF;
+    uint64_t c = biased ? frac | ((uint64_t)1 << 52) : frac;
+    long q = biased ? biased - 1075 : -1074;
+    uint64_t open = c & 1;
+    /* at a power of two the double below is half as far as the one above */
+    int lower_closer = frac == 0 && biased > 1;
+    uint64_t cbl = 4 * c - 2 + (uint64_t)lower_closer, cb = 4 * c, cbr = 4 * c + 2;
+    /* k = floor(log10(2^q)), or floor(log10(3/4 * 2^q)) when lower_closer */
+    long k = floor_shift(q * 1262611L - (lower_closer ? 524031L : 0), 22);
+    int h = (int)(q + floor_log2_pow10(-k) + 1); /* 1..4 */
+    uint64_t g_hi, g_lo;
+    pow10_ceil(-k, &g_hi, &g_lo);
+    uint64_t vbl = round_to_odd(g_hi, g_lo, cbl << h);
+    uint64_t vb = round_to_odd(g_hi, g_lo, cb << h);
+    uint64_t vbr = round_to_odd(g_hi, g_lo, cbr << h);
+    uint64_t lower = vbl + open, upper = vbr - open;
+    uint64_t s = vb >> 2;
+    if (s >= 10) {
+        /* one digit shorter: at most one multiple of 10 * 10^k fits */
+        uint64_t sp = s / 10;
+        int up_in = lower <= 40 * sp, wp_in = 40 * sp + 40 <= upper;
+        if (up_in != wp_in) {
+            *exp10 = (int)k + 1;
+            return sp + (uint64_t)wp_in;
+        }
+    }
+    int u_in = lower <= 4 * s, w_in = 4 * s + 4 <= upper;
+    *exp10 = (int)k;
+    if (u_in != w_in) return s + (uint64_t)w_in;
+    /* both s and s + 1 read back: the closer, or the even one */
+    uint64_t mid = 4 * s + 2;
+    return s + (uint64_t)(vb > mid || (vb == mid && (s & 1)));
+}
+
+/* Shortest digits of d (finite, > 0): digits[] without a point or trailing
+ * zeros, and n such that d = 0.digits * 10^n. */
 static size_t shortest_digits(double d, char *digits, int *n_out) {
-    char buf[64];
-    char dp = locale_point();
-    /* Subnormals have fewer significant bits than 15 digits resolve, so
-     * their shortest form must be searched from one digit up. */
-    int first = d < 2.2250738585072014e-308 ? 1 : 15;
-    /* A power of two above the smallest normal has a rounding interval half
-     * as wide below it as above it, so the nearest decimal of a length can
-     * miss it (just below) while the next one up reads back: 2^-1019 is
-     * 7.120236347223045e-307 in JavaScript, not the 17-digit
-     * 7.1202363472230444e-307. Such doubles also try the next decimal up. */
-    int frexp_exp;
-    int pow2 = frexp(d, &frexp_exp) == 0.5 && d > 2.2250738585072014e-308;
-    for (int prec = first; prec <= 17; prec++) {
-        int len = snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
-        if (len <= 0 || (size_t)len >= sizeof buf) continue;
-        char *point = strchr(buf, dp);
-        if (dp != '.' && point) *point = '.';
-        if (prec < 17 && aw__json_strtod(buf, (size_t)len) != d) {
-            if (!pow2) continue;
-            len = bump_last_digit(buf, len, sizeof buf);
-            if (aw__json_strtod(buf, (size_t)len) != d) continue;
-        }
-        /* buf: [-]d.ddddde[+-]xx */
-        const char *p = buf;
-        if (*p == '-') p++;
-        size_t k = 0;
-        for (; *p && *p != 'e'; p++)
-            if (*p >= '0' && *p <= '9') digits[k++] = *p;
-        int exp10 = atoi(p + 1);
-        while (k > 1 && digits[k - 1] == '0') k--;
-        *n_out = exp10 + 1;
-        return k;
+    int e;
+    uint64_t dec = shortest_decimal(d, &e);
+    /* Schubfach's digits often end in zeros (4165.6 comes as 41656 and
+     * twelve zeros): strip them in large steps first */
+    if (dec % 100000000 == 0) {
+        dec /= 100000000;
+        e += 8;
     }
-    return 0; /* not reached: 17 digits always round-trip */
-}
-
-static const double exact_pow10[18] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
-                                       1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
-
-/* Fast path for numbers with few decimals such as 12.5 or 0.001 (most
- * durations and scores). For the first k where t = d * 10^k is an integer
- * below 2^50 and t / 10^k == d (both operands exact, so the division is
- * correctly rounded, as strtod would round "t e-k"), t's digits without
- * trailing zeros are the shortest form: below 2^50 the spacing of k-digit
- * decimals is at least 4 ulp of d, so only one of them reads back to d, and
- * any shorter form, padded with zeros, would be that one. Returns 0 when
- * the fast path does not apply. */
-static size_t short_decimal_digits(double d, char *digits, int *n_out) {
-    const double limit = 1125899906842624.0; /* 2^50 */
-    if (d >= limit || d < 1e-7) return 0;
-    for (int k = 1; k <= 17; k++) {
-        double t = d * exact_pow10[k];
-        if (t >= limit) return 0;
-        if (t != (double)(uint64_t)t || t / exact_pow10[k] != d) continue;
-        size_t len = write_uint((uint64_t)t, digits);
-        *n_out = (int)len - k;
-        while (len > 1 && digits[len - 1] == '0') len--;
-        return len;
+    if (dec % 10000 == 0) {
+        dec /= 10000;
+        e += 4;
     }
-    return 0;
+    while (dec % 10 == 0) {
+        dec /= 10;
+        e++;
+    }
+    size_t k = aw__json_write_uint(dec, digits);
+    *n_out = e + (int)k;
+    return k;
 }
 
 size_t aw__json_format_double(double d, char *out) {
@@ -149,11 +242,10 @@ size_t aw__json_format_double(double d, char *out) {
         d = -d;
     }
     /* integers below 2^53 print as themselves */
-    if (d < 9007199254740992.0 && d == (double)(uint64_t)d) return o + write_uint((uint64_t)d, out + o);
+    if (d < 9007199254740992.0 && d == (double)(uint64_t)d) return o + aw__json_write_uint((uint64_t)d, out + o);
     char digits[32];
     int n;
-    size_t k = short_decimal_digits(d, digits, &n);
-    if (!k) k = shortest_digits(d, digits, &n);
+    size_t k = shortest_digits(d, digits, &n);
     if ((int)k <= n && n <= 21) {
         memcpy(out + o, digits, k);
         o += k;
@@ -180,7 +272,7 @@ size_t aw__json_format_double(double d, char *out) {
         out[o++] = 'e';
         int e = n - 1;
         out[o++] = e < 0 ? '-' : '+';
-        o += write_uint((uint64_t)(e < 0 ? -e : e), out + o);
+        o += aw__json_write_uint((uint64_t)(e < 0 ? -e : e), out + o);
     }
     return o;
 }

@@ -36,11 +36,12 @@ void aw__json_parser_init(aw__json_parser *ps, const aw_json_read_options *opts)
 }
 
 void aw__json_parser_free(aw__json_parser *ps) {
-    aw_free(ps->alloc, ps->scratch);
-    aw_free(ps->alloc, ps->frames);
+    if (!ps->scratch_borrowed) aw_free(ps->alloc, ps->scratch);
+    if (!ps->frames_borrowed) aw_free(ps->alloc, ps->frames);
     ps->scratch = NULL;
     ps->frames = NULL;
     ps->scratch_cap = ps->frames_cap = 0;
+    ps->scratch_borrowed = ps->frames_borrowed = 0;
 }
 
 static int fail(rd *r, int code, const char *at, const char *msg) {
@@ -60,6 +61,7 @@ static int fail_unexpected(rd *r, const char *at, const char *what) {
 }
 
 static inline char *skip_ws(char *p) {
+    if ((unsigned char)*p > ' ') return p; /* compact JSON: no whitespace at all */
     while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
     return p;
 }
@@ -92,16 +94,24 @@ static inline unsigned special_mask(const char *p, __m128i *out) {
     *out = v;
     return (unsigned)_mm_movemask_epi8(m);
 }
+
+/* loaded from first_bytes + 16 - k: k bytes of all ones, then zeros */
+static const signed char first_bytes[32] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 #else
 static inline int plain_byte(unsigned char c) { return c != '"' && c != '\\' && c >= 0x20 && c < 0x80; }
 #endif
 
-/* p points after the opening quote. On success *out_s and *out_n describe
- * the decoded string (NUL-terminated in place) and r->p is after the
- * closing quote. Until the first escape nothing is copied; after it,
- * decoded bytes are written at dst, which always trails p. */
-static int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
-    char *start = p;
+/* What the one-letter escapes \" \\ \/ \b \f \n \r \t stand for; 0 for
+ * any other byte after a backslash. */
+static const unsigned char simple_escape[256] = {
+    ['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t'};
+
+/* The string whose text starts at start, from p on (nothing before p needs
+ * attention). On success *out_s and *out_n describe the decoded string
+ * (NUL-terminated in place) and r->p is after the closing quote. Until the
+ * first escape nothing is copied; after it, decoded bytes are written at
+ * dst, which always trails p. */
+static int parse_string_rest(rd *r, char *start, char *p, const char **out_s, size_t *out_n) {
     char *dst = NULL;
     for (;;) {
 #if defined(__SSE2__)
@@ -122,8 +132,13 @@ static int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
                 dst += 16;
                 mask = special_mask(p, &v);
             }
+            /* the k plain bytes before the special one: blend them into
+             * the 16 bytes at dst, whose other bytes may be input not yet
+             * read (dst trails p) and are written back as they were */
             unsigned k = (unsigned)__builtin_ctz(mask);
-            for (unsigned i = 0; i < k; i++) dst[i] = p[i];
+            const __m128i keep = _mm_loadu_si128((const __m128i *)(first_bytes + 16 - k));
+            const __m128i old = _mm_loadu_si128((const __m128i *)dst);
+            _mm_storeu_si128((__m128i *)dst, _mm_or_si128(_mm_and_si128(keep, v), _mm_andnot_si128(keep, old)));
             p += k;
             dst += k;
         }
@@ -145,16 +160,14 @@ static int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
         }
         if (c == '\\') {
             if (!dst) dst = p;
-            char e = p[1];
+            unsigned char e = (unsigned char)p[1];
+            /* a table, not a switch: escapes come in no predictable order */
+            if (simple_escape[e]) {
+                *dst++ = (char)simple_escape[e];
+                p += 2;
+                continue;
+            }
             switch (e) {
-            case '"': *dst++ = '"'; p += 2; continue;
-            case '\\': *dst++ = '\\'; p += 2; continue;
-            case '/': *dst++ = '/'; p += 2; continue;
-            case 'b': *dst++ = '\b'; p += 2; continue;
-            case 'f': *dst++ = '\f'; p += 2; continue;
-            case 'n': *dst++ = '\n'; p += 2; continue;
-            case 'r': *dst++ = '\r'; p += 2; continue;
-            case 't': *dst++ = '\t'; p += 2; continue;
             case 'u': {
                 uint32_t cp;
                 if (p + 6 > r->end || hex4(p + 2, &cp))
@@ -195,6 +208,30 @@ static int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
             p += n;
         } while ((unsigned char)*p >= 0x80);
     }
+}
+
+/* p points after the opening quote. Most strings (keys above all) have no
+ * escape and no non-ASCII byte: they are found here, inline, and only the
+ * others continue in parse_string_rest. */
+static inline int parse_string(rd *r, char *p, const char **out_s, size_t *out_n) {
+    char *start = p;
+#if defined(__SSE2__)
+    __m128i v;
+    unsigned mask = special_mask(p, &v);
+    while (!mask) {
+        p += 16;
+        mask = special_mask(p, &v);
+    }
+    p += __builtin_ctz(mask);
+#else
+    while (plain_byte((unsigned char)*p)) p++;
+#endif
+    if (*p != '"') return parse_string_rest(r, start, p, out_s, out_n);
+    *p = '\0';
+    *out_s = start;
+    *out_n = (size_t)(p - start);
+    r->p = p + 1;
+    return 0;
 }
 
 /* ---- numbers ------------------------------------------------------------ */
@@ -248,7 +285,10 @@ static inline void acc_digit(numacc *a, unsigned d) {
     a->zeros = 0;
 }
 
-static int parse_number(rd *r, char *p, aw_json_value *v) {
+/* Numbers with more than 19 significant digits (or 19 zeros after "0."):
+ * the digits are gathered without trailing zeros (1000000000000000000000e-3
+ * is still the integer 10^18) and the double comes from strtod. */
+static int parse_long_number(rd *r, char *p, aw_json_value *v) {
     char *start = p;
     int neg = 0;
     numacc a = {0, 0, 0};
@@ -330,17 +370,167 @@ static int parse_number(rd *r, char *p, aw_json_value *v) {
     return 0;
 }
 
+static inline int is_digit(char c) { return (unsigned char)(c - '0') < 10; }
+
+/* Append the digits at p to *m; returns the end of the digits. Eight at a
+ * time where the bytes allow (long fractions such as 0.44783324450825079
+ * are common): the padded copy makes reading 8 bytes past p safe. */
+static inline char *gather_digits(char *p, uint64_t *m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (;;) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        /* every byte 0x30..0x39: high nibble 3, and still 3 after adding 6 */
+        if (((w & 0xF0F0F0F0F0F0F0F0ull) | (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+            0x3333333333333333ull)
+            break;
+        w -= 0x3030303030303030ull;
+        w = w * 10 + (w >> 8); /* pairs of digits in every other byte */
+        w = (((w & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+             (((w >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+        *m = *m * 100000000 + w;
+        p += 8;
+    }
+    uint32_t w4;
+    memcpy(&w4, p, 4);
+    if (((w4 & 0xF0F0F0F0u) | (((w4 + 0x06060606u) & 0xF0F0F0F0u) >> 4)) == 0x33333333u) {
+        w4 -= 0x30303030u;
+        w4 = w4 * 10 + (w4 >> 8); /* two pairs */
+        *m = *m * 10000 + (w4 & 0xFF) * 100 + ((w4 >> 16) & 0xFF);
+        p += 4;
+    }
+#endif
+    while (is_digit(*p)) *m = *m * 10 + (unsigned)(*p++ - '0');
+    return p;
+}
+
+/* The value of m * 10^e (m has at most 19 digits) as int64 when it is an
+ * integer that fits: *iv and 1, else 0. */
+static int exact_integer(uint64_t m, long e, int neg, int64_t *iv) {
+    if (m == 0) {
+        *iv = 0;
+        return 1;
+    }
+    while (e < 0 && m % 10 == 0) {
+        m /= 10;
+        e++;
+    }
+    if (e < 0 || e > 19) return 0;
+    uint64_t t;
+    if (__builtin_mul_overflow(m, pow10_u64[e], &t)) return 0;
+    if (!neg && t <= (uint64_t)INT64_MAX) {
+        *iv = (int64_t)t;
+        return 1;
+    }
+    if (neg && t <= (uint64_t)INT64_MAX + 1) {
+        *iv = t == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)t;
+        return 1;
+    }
+    return 0;
+}
+
+/* The digits go into one uint64_t as they are scanned; up to 19
+ * significant digits (all but the longest numbers) it holds them exactly,
+ * and the double follows from it without strtod: by Clinger's exact
+ * product when the digits and the power of ten are both exact doubles,
+ * else by aw__json_decimal_to_double. */
+static int parse_number(rd *r, char *p, aw_json_value *v) {
+    char *start = p;
+    int neg = *p == '-';
+    p += neg;
+    uint64_t m = 0;
+    long sig = 0;  /* significant digits in m (leading zeros are not) */
+    long frac = 0; /* digits after the point */
+    if (*p == '0') {
+        p++;
+        if (is_digit(*p)) return fail(r, AW_ESYNTAX, p - 1, "leading zeros are not allowed in numbers");
+    } else if (is_digit(*p)) {
+        char *d0 = p;
+        p = gather_digits(p, &m);
+        sig = p - d0;
+    } else {
+        return fail(r, AW_ESYNTAX, p, neg ? "expected a digit after '-'" : "expected a value");
+    }
+    if (*p == '.') {
+        p++;
+        if (!is_digit(*p)) return fail(r, AW_ESYNTAX, p, "expected a digit after the decimal point");
+        char *f0 = p;
+        if (sig == 0) {
+            while (*p == '0') p++; /* 0.000123: no digit yet */
+            /* the careful path counts 19 such zeros as too many digits */
+            if (p - f0 >= 19) return parse_long_number(r, start, v);
+        }
+        char *d0 = p;
+        p = gather_digits(p, &m);
+        sig += p - d0;
+        frac = p - f0;
+    }
+    long exp10 = 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        int eneg = 0;
+        if (*p == '+' || *p == '-') eneg = *p++ == '-';
+        if (!is_digit(*p)) return fail(r, AW_ESYNTAX, p, "expected a digit in the exponent");
+        while (is_digit(*p)) {
+            if (exp10 < 100000000) exp10 = exp10 * 10 + (*p - '0');
+            p++;
+        }
+        if (eneg) exp10 = -exp10;
+    }
+    if (sig > 19) return parse_long_number(r, start, v);
+    size_t text_len = (size_t)(p - start);
+    if (text_len > UINT32_MAX) return fail(r, AW_ELIMIT, start, "number literal too long");
+
+    long e = exp10 - frac;
+    int64_t iv = 0;
+    int is_int = exact_integer(m, e, neg, &iv);
+    double d;
+    if (m == 0) {
+        d = 0;
+    } else if (m <= (1ull << 53) && e >= -22 && e <= 22) {
+        d = (double)m;
+        if (e > 0) d *= pow10_exact[e];
+        else if (e < 0) d /= pow10_exact[-e];
+    } else if (aw__json_decimal_to_double(m, e, &d)) {
+        d = aw__json_strtod(start + neg, text_len - (size_t)neg);
+    }
+    if (neg) d = -d;
+    v->type = AW_JSON_NUMBER;
+    v->flags = is_int ? AW_JSON_F_INT : 0;
+    v->num_len = (uint32_t)text_len;
+    v->u.num.d = d;
+    v->u.num.i = iv;
+    v->u.num.text = start;
+    r->p = p;
+    return 0;
+}
+
 /* ---- containers --------------------------------------------------------- */
 
-static int scratch_push(rd *r) {
+/* Grow a scratch stack to cap entries of size elem. A borrowed stack (the
+ * caller's, on its C stack) is copied to the heap, not reallocated. */
+static void *grow_stack(aw__json_parser *ps, void *items, size_t used, size_t cap, size_t elem, int *borrowed) {
+    if (!*borrowed) return aw_realloc(ps->alloc, items, cap * elem);
+    void *grown = aw_malloc(ps->alloc, cap * elem);
+    if (!grown) return NULL;
+    if (used) memcpy(grown, items, used * elem);
+    *borrowed = 0;
+    return grown;
+}
+
+static int grow_scratch(rd *r) {
     aw__json_parser *ps = r->ps;
-    if (ps->scratch_len == ps->scratch_cap) {
-        size_t cap = ps->scratch_cap ? ps->scratch_cap * 2 : 64;
-        aw_json_member *s = aw_realloc(ps->alloc, ps->scratch, cap * sizeof *s);
-        if (!s) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
-        ps->scratch = s;
-        ps->scratch_cap = cap;
-    }
+    size_t cap = ps->scratch_cap ? ps->scratch_cap * 2 : 64;
+    aw_json_member *s = grow_stack(ps, ps->scratch, ps->scratch_len, cap, sizeof *s, &ps->scratch_borrowed);
+    if (!s) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
+    ps->scratch = s;
+    ps->scratch_cap = cap;
+    return 0;
+}
+
+static inline int scratch_push(rd *r) {
+    aw__json_parser *ps = r->ps;
+    if (ps->scratch_len == ps->scratch_cap && grow_scratch(r)) return AW_ENOMEM;
     ps->scratch_len++;
     return 0;
 }
@@ -353,7 +543,7 @@ static int frame_push(rd *r, size_t depth, int is_object, const char *at) {
     if (depth == ps->frames_cap) {
         size_t cap = ps->frames_cap ? ps->frames_cap * 2 : 32;
         if (cap > ps->max_depth) cap = ps->max_depth;
-        aw__json_frame *f = aw_realloc(ps->alloc, ps->frames, cap * sizeof *f);
+        aw__json_frame *f = grow_stack(ps, ps->frames, depth, cap, sizeof *f, &ps->frames_borrowed);
         if (!f) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
         ps->frames = f;
         ps->frames_cap = cap;
@@ -362,6 +552,51 @@ static int frame_push(rd *r, size_t depth, int is_object, const char *at) {
     ps->frames[depth].is_object = is_object;
     return 0;
 }
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The first (up to) 8 bytes of a key as one number, so that most unequal
+ * keys differ at one compare. Keys lie in the padded copy of the input, so
+ * 8 bytes from the start of any of them can be read. */
+static inline uint64_t key_head(const aw_json_member *m) {
+    uint64_t w;
+    memcpy(&w, m->key, 8);
+    return m->key_len >= 8 ? w : w & (((uint64_t)1 << (8 * m->key_len)) - 1);
+}
+
+static inline int same_key(const aw_json_member *a, uint64_t ha, const aw_json_member *b, uint64_t hb) {
+    return ha == hb && a->key_len == b->key_len && (a->key_len <= 8 || memcmp(a->key, b->key, a->key_len) == 0);
+}
+
+/* AW_JSON_F_DUPKEYS and AW_JSON_F_INDEXKEYS of a parsed object; objects of
+ * up to 16 members (nearly all) are checked pairwise on key heads, larger
+ * ones by aw__json_object_flags. -1 when memory runs out. */
+static int parsed_object_flags(const aw_json_member *m, size_t count, const aw_allocator *alloc) {
+    if (count > 16) return aw__json_object_flags(m, count, alloc);
+    int flags = 0;
+    uint64_t heads[16];
+    uint32_t idx;
+    for (size_t i = 0; i < count; i++) {
+        heads[i] = key_head(&m[i]);
+        if (m[i].key_len && is_digit(m[i].key[0]) && aw__json_index_key(m[i].key, m[i].key_len, &idx))
+            flags |= AW_JSON_F_INDEXKEYS;
+    }
+    /* one bit per key head: only a key whose bit is already set can equal
+     * an earlier one, and only those are compared */
+    uint64_t seen = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t bit = (uint64_t)1 << ((heads[i] * 0x9E3779B97F4A7C15ull) >> 58);
+        if (seen & bit)
+            for (size_t j = 0; j < i; j++)
+                if (same_key(&m[i], heads[i], &m[j], heads[j])) return flags | AW_JSON_F_DUPKEYS;
+        seen |= bit;
+    }
+    return flags;
+}
+#else
+static int parsed_object_flags(const aw_json_member *m, size_t count, const aw_allocator *alloc) {
+    return aw__json_object_flags(m, count, alloc);
+}
+#endif
 
 /* Move the scratch entries of the innermost container into the arena. */
 static int close_container(rd *r, size_t depth, aw_json_value *out) {
@@ -377,7 +612,7 @@ static int close_container(rd *r, size_t depth, aw_json_value *out) {
             aw_json_member *m = aw__arena_alloc(r->arena, count * sizeof *m);
             if (!m) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
             memcpy(m, src, count * sizeof *m);
-            int flags = aw__json_object_flags(m, count, ps->alloc);
+            int flags = parsed_object_flags(m, count, ps->alloc);
             if (flags < 0) return aw__error_set(r->err, AW_ENOMEM, "out of memory");
             out->flags = (uint8_t)flags;
             out->u.obj.members = m;
@@ -399,7 +634,7 @@ static int close_container(rd *r, size_t depth, aw_json_value *out) {
 
 /* ---- the driver --------------------------------------------------------- */
 
-static int parse_key(rd *r, char *p) {
+static inline int parse_key(rd *r, char *p) {
     if (*p != '"') {
         if (*p == '}') return fail(r, AW_ESYNTAX, p, "trailing comma before '}'");
         return fail_unexpected(r, p, "expected a string key");
@@ -414,16 +649,22 @@ static int parse_key(rd *r, char *p) {
     return 0;
 }
 
+/* Where the value being parsed goes: the innermost container's newest
+ * scratch entry, or the root. Values are parsed in place there. */
+static inline aw_json_value *value_slot(aw__json_parser *ps, size_t depth, aw_json_value *root) {
+    return depth ? &ps->scratch[ps->scratch_len - 1].value : root;
+}
+
 static int parse_document(rd *r, aw_json_value *root) {
     aw__json_parser *ps = r->ps;
     size_t depth = 0;
     char *p = skip_ws(r->p);
-    aw_json_value v;
     int rc;
 
     ps->scratch_len = 0;
     for (;;) {
-        /* parse one value at p into v, or open a container */
+        /* parse one value at p into its slot, or open a container */
+        aw_json_value *v = value_slot(ps, depth, root);
         switch (*p) {
         case '{':
             if ((rc = frame_push(r, depth, 1, p))) return rc;
@@ -432,7 +673,7 @@ static int parse_document(rd *r, aw_json_value *root) {
             if (*p == '}') {
                 p++;
                 depth--;
-                if ((rc = close_container(r, depth, &v))) return rc;
+                if ((rc = close_container(r, depth, v))) return rc;
                 break;
             }
             if ((rc = parse_key(r, p))) return rc;
@@ -445,7 +686,7 @@ static int parse_document(rd *r, aw_json_value *root) {
             if (*p == ']') {
                 p++;
                 depth--;
-                if ((rc = close_container(r, depth, &v))) return rc;
+                if ((rc = close_container(r, depth, v))) return rc;
                 break;
             }
             if ((rc = scratch_push(r))) return rc;
@@ -453,36 +694,37 @@ static int parse_document(rd *r, aw_json_value *root) {
             ps->scratch[ps->scratch_len - 1].key_len = 0;
             continue;
         case '"':
-            v.type = AW_JSON_STRING;
-            v.flags = 0;
-            v.num_len = 0;
-            if ((rc = parse_string(r, p + 1, &v.u.str.ptr, &v.u.str.len))) return rc;
+            v->type = AW_JSON_STRING;
+            v->flags = 0;
+            v->reserved_ = 0;
+            v->num_len = 0;
+            if ((rc = parse_string(r, p + 1, &v->u.str.ptr, &v->u.str.len))) return rc;
             p = r->p;
             break;
         case 't':
             if (memcmp(p, "true", 4)) return fail_unexpected(r, p, "expected a value");
-            memset(&v, 0, sizeof v);
-            v.type = AW_JSON_BOOL;
-            v.u.b = true;
+            memset(v, 0, sizeof *v);
+            v->type = AW_JSON_BOOL;
+            v->u.b = true;
             p += 4;
             break;
         case 'f':
             if (memcmp(p, "false", 5)) return fail_unexpected(r, p, "expected a value");
-            memset(&v, 0, sizeof v);
-            v.type = AW_JSON_BOOL;
-            v.u.b = false;
+            memset(v, 0, sizeof *v);
+            v->type = AW_JSON_BOOL;
+            v->u.b = false;
             p += 5;
             break;
         case 'n':
             if (memcmp(p, "null", 4)) return fail_unexpected(r, p, "expected a value");
-            memset(&v, 0, sizeof v);
-            v.type = AW_JSON_NULL;
+            memset(v, 0, sizeof *v);
+            v->type = AW_JSON_NULL;
             p += 4;
             break;
         case '-': case '0': case '1': case '2': case '3': case '4':
         case '5': case '6': case '7': case '8': case '9':
-            v.reserved_ = 0;
-            if ((rc = parse_number(r, p, &v))) return rc;
+            v->reserved_ = 0;
+            if ((rc = parse_number(r, p, v))) return rc;
             p = r->p;
             break;
         default:
@@ -492,14 +734,12 @@ static int parse_document(rd *r, aw_json_value *root) {
             return fail_unexpected(r, p, "expected a value");
         }
 
-        /* v is complete: store it and find what comes next */
+        /* a value is complete in its slot: find what comes next */
         for (;;) {
             if (depth == 0) {
-                *root = v;
                 r->p = p;
                 return 0;
             }
-            ps->scratch[ps->scratch_len - 1].value = v;
             aw__json_frame *f = &ps->frames[depth - 1];
             p = skip_ws(p);
             if (*p == ',') {
@@ -519,17 +759,23 @@ static int parse_document(rd *r, aw_json_value *root) {
                                                           : "expected ',' or ']' after an array element");
             p++;
             depth--;
-            if ((rc = close_container(r, depth, &v))) return rc;
+            /* the container's own slot: the entry just below its entries */
+            aw_json_value *slot = depth ? &ps->scratch[ps->frames[depth].start - 1].value : root;
+            if ((rc = close_container(r, depth, slot))) return rc;
         }
     }
 }
+
+/* Arena bytes a document of len input bytes is given up front: the padded
+ * copy and a first share of the values. */
+static size_t first_share(size_t len) { return len + PAD + len / 2 + 256; }
 
 int aw__json_parse_with(aw__json_parser *ps, aw_arena *arena, const char *text, size_t len,
                         aw_json_value *root, aw_error *err) {
     if (!text && len) return aw__error_set(err, AW_EINVAL, "NULL text");
     if (len > SIZE_MAX - PAD - 64) return aw__error_set(err, AW_ELIMIT, "input too large");
     /* One arena block for the copy and a first share of the values. */
-    if (aw__arena_reserve(arena, len + PAD + len / 2 + 256))
+    if (aw__arena_reserve(arena, first_share(len)))
         return aw__error_set(err, AW_ENOMEM, "out of memory");
     char *base = aw__arena_alloc(arena, len + PAD);
     if (!base) return aw__error_set(err, AW_ENOMEM, "out of memory");
@@ -545,28 +791,44 @@ int aw__json_parse_with(aw__json_parser *ps, aw_arena *arena, const char *text, 
     return 0;
 }
 
+/* Small documents parse with scratch stacks on the C stack; larger ones
+ * move them to the heap as they grow. */
+#define LOCAL_SCRATCH 64
+#define LOCAL_FRAMES 32
+
 int aw_json_parse(const char *text, size_t len, const aw_json_read_options *opts,
                   aw_json_doc **out, aw_error *err) {
     if (!out) return aw__error_set(err, AW_EINVAL, "NULL output pointer");
     *out = NULL;
-    const aw_allocator *alloc = opts ? opts->alloc : NULL;
-    aw_json_doc *doc = aw_malloc(alloc, sizeof *doc);
-    if (!doc) return aw__error_set(err, AW_ENOMEM, "out of memory");
-    aw__arena_init(&doc->arena, alloc);
-    doc->root = NULL;
+    if (!text && len) return aw__error_set(err, AW_EINVAL, "NULL text");
+    if (len > SIZE_MAX - PAD - 64 - sizeof(aw_json_doc) - 2 * sizeof(aw_json_value))
+        return aw__error_set(err, AW_ELIMIT, "input too large");
+    /* the document itself lives at the start of its arena's first block */
+    aw_arena arena;
+    aw__arena_init(&arena, opts ? opts->alloc : NULL);
+    aw_json_doc *doc = NULL;
+    if (aw__arena_reserve(&arena, sizeof *doc + sizeof *doc->root + first_share(len)) == 0)
+        doc = aw__arena_alloc(&arena, sizeof *doc);
+    if (!doc) {
+        aw__arena_free(&arena);
+        return aw__error_set(err, AW_ENOMEM, "out of memory");
+    }
+    doc->root = aw__arena_alloc(&arena, sizeof *doc->root);
+    doc->arena = arena;
     aw__json_parser ps;
     aw__json_parser_init(&ps, opts);
-    aw_json_value root;
-    int rc = aw__json_parse_with(&ps, &doc->arena, text, len, &root, err);
+    aw_json_member scratch[LOCAL_SCRATCH];
+    aw__json_frame frames[LOCAL_FRAMES];
+    ps.scratch = scratch;
+    ps.scratch_cap = LOCAL_SCRATCH;
+    ps.scratch_borrowed = 1;
+    ps.frames = frames;
+    ps.frames_cap = ps.max_depth < LOCAL_FRAMES ? ps.max_depth : LOCAL_FRAMES;
+    ps.frames_borrowed = 1;
+    int rc = aw__json_parse_with(&ps, &doc->arena, text, len, doc->root, err);
     aw__json_parser_free(&ps);
-    if (rc == 0) {
-        doc->root = aw__arena_alloc(&doc->arena, sizeof *doc->root);
-        if (!doc->root) rc = aw__error_set(err, AW_ENOMEM, "out of memory");
-        else *doc->root = root;
-    }
     if (rc) {
-        aw__arena_free(&doc->arena);
-        aw_free(alloc, doc);
+        aw_json_doc_free(doc);
         return rc;
     }
     *out = doc;

@@ -140,9 +140,8 @@ const aw_json_value *aw_json_doc_root(const aw_json_doc *doc) { return doc ? doc
 
 void aw_json_doc_free(aw_json_doc *doc) {
     if (!doc) return;
-    const aw_allocator *alloc = doc->arena.alloc;
-    aw__arena_free(&doc->arena);
-    aw_free(alloc, doc);
+    aw_arena arena = doc->arena; /* doc is inside it */
+    aw__arena_free(&arena);
 }
 
 const aw_json_value *aw_json_getn(const aw_json_value *obj, const char *key, size_t key_len) {

@@ -16,9 +16,21 @@
 
 static const char hexdig[] = "0123456789abcdef";
 
-static inline int plain_byte(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+/* What a byte needs inside a string: 0 nothing, 1 an escape ('"', '\\',
+ * controls), 2 a look at its UTF-8 sequence (>= 0x80). */
+static const unsigned char byte_class[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
 
 #if defined(__SSE2__)
+/* Bit i set when byte i of the 16 at p is not plain (class above != 0):
+ * the signed compare counts bytes >= 0x80 as below 0x20. */
 static inline unsigned special_mask(const unsigned char *p, __m128i *out) {
     const __m128i v = _mm_loadu_si128((const __m128i *)p);
     const __m128i m = _mm_or_si128(
@@ -29,21 +41,102 @@ static inline unsigned special_mask(const unsigned char *p, __m128i *out) {
 }
 #endif
 
+/* Room for n more bytes and the terminator, growing out only when needed
+ * (aw_buf_reserve is a call into another file; this test is inline). */
+static inline int room(aw_buf *out, size_t n) {
+    if (out->cap - out->len > n) return 0;
+    return aw_buf_reserve(out, n);
+}
+
+static inline int put_char(aw_buf *out, char c) {
+    if (room(out, 1)) return AW_ENOMEM;
+    out->data[out->len++] = c;
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+static inline int put_bytes(aw_buf *out, const char *p, size_t n) {
+    if (room(out, n)) return AW_ENOMEM;
+    memcpy(out->data + out->len, p, n);
+    out->len += n;
+    out->data[out->len] = '\0';
+    return 0;
+}
+
 /* Input is taken in blocks; one reservation per block covers the worst case
  * (a byte becomes at most 6 bytes, "\u0001") plus 16 bytes of slack for
  * vector stores that run past what they keep. */
 #define BLOCK 4096
 #define GROWTH 6
 
+static inline char *put_hex_escape(char *o, uint32_t cp) {
+    o[0] = '\\';
+    o[1] = 'u';
+    o[2] = hexdig[(cp >> 12) & 15];
+    o[3] = hexdig[(cp >> 8) & 15];
+    o[4] = hexdig[(cp >> 4) & 15];
+    o[5] = hexdig[cp & 15];
+    return o + 6;
+}
+
+/* The non-ASCII sequence at s[*i] (len bytes in all), as JSON.stringify
+ * writes the JavaScript string it stands for. */
+static char *put_non_ascii(char *o, const unsigned char *s, size_t *i, size_t len) {
+    size_t n = aw__utf8_seq_len(s + *i, len - *i);
+    if (n) {
+        for (size_t k = 0; k < n; k++) o[k] = (char)s[*i + k];
+        *i += n;
+        return o + n;
+    }
+    if (aw__utf8_is_surrogate(s + *i, len - *i)) {
+        uint32_t cp = aw__utf8_decode(s + *i, 3);
+        /* A high surrogate form followed by a low one (strings joined
+         * after parsing "\ud83d" and "\ude00") is a pair in JavaScript,
+         * which JSON.stringify writes as the character itself: write its
+         * 4-byte UTF-8 form. */
+        if (cp < 0xDC00 && aw__utf8_is_surrogate(s + *i + 3, len - *i - 3)) {
+            uint32_t lo = aw__utf8_decode(s + *i + 3, 3);
+            if (lo >= 0xDC00) {
+                *i += 6;
+                return o + aw__utf8_encode(0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00), o);
+            }
+        }
+        *i += 3;
+        return put_hex_escape(o, cp);
+    }
+    /* not UTF-8 at all: JavaScript strings cannot hold such a byte, so
+     * write what a decoder would show, U+FFFD */
+    memcpy(o, "\xEF\xBF\xBD", 3);
+    *i += 1;
+    return o + 3;
+}
+
+/* The letter of JavaScript's two-character escape for c, or 0 where it
+ * writes \u00xx. A table, not a switch: escapes come in no predictable
+ * order. */
+static const char short_escape[128] = {['"'] = '"',  ['\\'] = '\\', ['\b'] = 'b', ['\f'] = 'f',
+                                       ['\n'] = 'n', ['\r'] = 'r',   ['\t'] = 't'};
+
+/* c is '"', '\\' or a control character. */
+static inline char *put_escape(char *o, unsigned char c) {
+    if (short_escape[c]) {
+        o[0] = '\\';
+        o[1] = short_escape[c];
+        return o + 2;
+    }
+    return put_hex_escape(o, c);
+}
+
 int aw_json_write_string(aw_buf *out, const char *str, size_t len) {
     const unsigned char *s = (const unsigned char *)str;
-    if (aw_buf_reserve(out, 2)) return AW_ENOMEM;
-    out->data[out->len++] = '"';
     size_t i = 0;
-    while (i < len) {
+    size_t first = len > BLOCK ? BLOCK : len;
+    /* the quotes, the first block and its slack */
+    if (room(out, 2 + first * GROWTH + 16)) return AW_ENOMEM;
+    char *o = out->data + out->len;
+    *o++ = '"';
+    for (;;) {
         size_t block_end = len - i > BLOCK ? i + BLOCK : len;
-        if (aw_buf_reserve(out, (block_end - i) * GROWTH + 16)) return AW_ENOMEM;
-        char *o = out->data + out->len;
         while (i < block_end) {
 #if defined(__SSE2__)
             if (i + 16 <= len) {
@@ -58,103 +151,52 @@ int aw_json_write_string(aw_buf *out, const char *str, size_t len) {
                 unsigned k = (unsigned)__builtin_ctz(mask);
                 i += k;
                 o += k;
-            } else {
-                while (i < len && plain_byte(s[i])) *o++ = (char)s[i++];
-                if (i == len) break;
-            }
-#else
-            while (i < len && plain_byte(s[i])) *o++ = (char)s[i++];
-            if (i == len) break;
+            } else
 #endif
-            unsigned char c = s[i];
-            if (c >= 0x80) {
-                size_t n = aw__utf8_seq_len(s + i, len - i);
-                if (n) {
-                    memcpy(o, s + i, n);
-                    o += n;
-                    i += n;
-                } else if (aw__utf8_is_surrogate(s + i, len - i)) {
-                    uint32_t cp = aw__utf8_decode(s + i, 3);
-                    /* A high surrogate form followed by a low one (strings
-                     * joined after parsing "\ud83d" and "\ude00") is a pair
-                     * in JavaScript, which JSON.stringify writes as the
-                     * character itself: write its 4-byte UTF-8 form. */
-                    if (cp < 0xDC00 && aw__utf8_is_surrogate(s + i + 3, len - i - 3)) {
-                        uint32_t lo = aw__utf8_decode(s + i + 3, 3);
-                        if (lo >= 0xDC00) {
-                            o += aw__utf8_encode(0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00), o);
-                            i += 6;
-                            continue;
-                        }
-                    }
-                    o[0] = '\\';
-                    o[1] = 'u';
-                    o[2] = hexdig[(cp >> 12) & 15];
-                    o[3] = hexdig[(cp >> 8) & 15];
-                    o[4] = hexdig[(cp >> 4) & 15];
-                    o[5] = hexdig[cp & 15];
-                    o += 6;
-                    i += 3;
-                } else {
-                    /* not UTF-8 at all: JavaScript strings cannot hold such
-                     * a byte, so write what a decoder would show, U+FFFD */
-                    memcpy(o, "\xEF\xBF\xBD", 3);
-                    o += 3;
-                    i += 1;
-                }
-                continue;
+            {
+                /* the last bytes, where a 16-byte load would read past s */
+                while (i < block_end && !byte_class[s[i]]) *o++ = (char)s[i++];
+                if (i == block_end) break;
             }
-            o[0] = '\\';
-            switch (c) {
-            case '"': o[1] = '"'; o += 2; break;
-            case '\\': o[1] = '\\'; o += 2; break;
-            case '\b': o[1] = 'b'; o += 2; break;
-            case '\f': o[1] = 'f'; o += 2; break;
-            case '\n': o[1] = 'n'; o += 2; break;
-            case '\r': o[1] = 'r'; o += 2; break;
-            case '\t': o[1] = 't'; o += 2; break;
-            default:
-                o[1] = 'u';
-                o[2] = '0';
-                o[3] = '0';
-                o[4] = hexdig[c >> 4];
-                o[5] = hexdig[c & 15];
-                o += 6;
+            if (s[i] >= 0x80) {
+                o = put_non_ascii(o, s, &i, len);
+            } else {
+                o = put_escape(o, s[i]);
+                i++;
             }
-            i++;
         }
         out->len = (size_t)(o - out->data);
+        if (i >= len) break;
+        size_t next = len - i > BLOCK ? BLOCK : len - i;
+        if (room(out, next * GROWTH + 16 + 1)) return AW_ENOMEM;
+        o = out->data + out->len;
     }
-    if (aw_buf_reserve(out, 1)) return AW_ENOMEM;
-    out->data[out->len++] = '"';
-    out->data[out->len] = '\0';
+    *o++ = '"';
+    out->len = (size_t)(o - out->data);
+    *o = '\0';
     return 0;
 }
 
 int aw_json_write_number(aw_buf *out, double d) {
     if (d != d || d - d != 0) return aw_buf_append(out, "null", 4); /* NaN, +-inf */
-    char tmp[40];
-    size_t n = aw__json_format_double(d, tmp);
-    return aw_buf_append(out, tmp, n);
+    if (room(out, 32)) return AW_ENOMEM;
+    out->len += aw__json_format_double(d, out->data + out->len);
+    out->data[out->len] = '\0';
+    return 0;
 }
 
 static int write_num(aw_buf *out, const aw_json_value *v) {
     /* exact integers that a double holds exactly print as written */
     if ((v->flags & AW_JSON_F_INT) && v->u.num.i > -9007199254740992LL &&
         v->u.num.i < 9007199254740992LL && (double)v->u.num.i == v->u.num.d) {
-        char tmp[24];
+        if (room(out, 24)) return AW_ENOMEM;
+        char *o = out->data + out->len;
         int64_t i = v->u.num.i;
-        uint64_t u = i < 0 ? (uint64_t)(-i) : (uint64_t)i;
-        size_t n = 0;
-        char rev[24];
-        do {
-            rev[n++] = (char)('0' + u % 10);
-            u /= 10;
-        } while (u);
-        size_t o = 0;
-        if (i < 0) tmp[o++] = '-';
-        while (n) tmp[o++] = rev[--n];
-        return aw_buf_append(out, tmp, o);
+        if (i < 0) *o++ = '-';
+        o += aw__json_write_uint(i < 0 ? (uint64_t)(-i) : (uint64_t)i, o);
+        out->len = (size_t)(o - out->data);
+        *o = '\0';
+        return 0;
     }
     return aw_json_write_number(out, v->u.num.d);
 }
@@ -198,7 +240,7 @@ static void free_frame(writer *w, wframe *f) {
 static int open_container(writer *w, const aw_json_value *v) {
     size_t count = aw_json_count(v);
     int obj = v->type == AW_JSON_OBJECT;
-    if (count == 0) return aw_buf_append(w->out, obj ? "{}" : "[]", 2);
+    if (count == 0) return put_bytes(w->out, obj ? "{}" : "[]", 2);
     if (w->depth == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 16;
         wframe *s = aw_realloc(w->alloc, w->stack, cap * sizeof *s);
@@ -220,13 +262,38 @@ static int open_container(writer *w, const aw_json_value *v) {
         f.count = (size_t)n;
     }
     w->stack[w->depth++] = f;
-    return aw_buf_putc(w->out, obj ? '{' : '[');
+    return put_char(w->out, obj ? '{' : '[');
+}
+
+/* Compact output of a member's key: `,"key":` (without the comma for the
+ * first member) in one go when the key is short and needs no escape, as
+ * nearly all keys are. Returns 1 when written; 0 when the caller must
+ * write the key the general way (nothing written then), including when
+ * memory ran out (the general way reports it). */
+static int put_plain_key(aw_buf *out, const aw_json_member *m, int comma) {
+    size_t n = m->key_len;
+    if (n > 64 || room(out, n + 4)) return 0;
+    const unsigned char *k = (const unsigned char *)m->key;
+    char *o = out->data + out->len + (comma ? 1 : 0) + 1;
+    for (size_t i = 0; i < n; i++) {
+        if (byte_class[k[i]]) return 0;
+        o[i] = (char)k[i];
+    }
+    o -= 1 + (comma ? 1 : 0);
+    if (comma) *o++ = ',';
+    *o++ = '"';
+    o += n;
+    *o++ = '"';
+    *o++ = ':';
+    *o = '\0';
+    out->len = (size_t)(o - out->data);
+    return 1;
 }
 
 static int write_scalar(writer *w, const aw_json_value *v) {
     switch (v->type) {
-    case AW_JSON_NULL: return aw_buf_append(w->out, "null", 4);
-    case AW_JSON_BOOL: return v->u.b ? aw_buf_append(w->out, "true", 4) : aw_buf_append(w->out, "false", 5);
+    case AW_JSON_NULL: return put_bytes(w->out, "null", 4);
+    case AW_JSON_BOOL: return v->u.b ? put_bytes(w->out, "true", 4) : put_bytes(w->out, "false", 5);
     case AW_JSON_NUMBER: return write_num(w->out, v);
     case AW_JSON_STRING: return aw_json_write_string(w->out, v->u.str.ptr, v->u.str.len);
     default: return aw__error_set(w->err, AW_EINVAL, "value of unknown type %d", v->type);
@@ -249,19 +316,23 @@ static int run(writer *w, const aw_json_value *root) {
             free_frame(w, f);
             w->depth--;
             if (w->indent && (rc = newline_indent(w, depth))) return rc;
-            if ((rc = aw_buf_putc(w->out, obj ? '}' : ']'))) return rc;
+            if ((rc = put_char(w->out, obj ? '}' : ']'))) return rc;
             continue;
         }
-        if (f->next && (rc = aw_buf_putc(w->out, ','))) return rc;
-        if (w->indent && (rc = newline_indent(w, w->depth))) return rc;
         const aw_json_value *child;
         if (obj) {
             size_t idx = f->order ? f->order[f->next] : f->next;
             const aw_json_member *m = &f->v->u.obj.members[idx];
-            if ((rc = aw_json_write_string(w->out, m->key, m->key_len))) return rc;
-            if ((rc = w->indent ? aw_buf_append(w->out, ": ", 2) : aw_buf_putc(w->out, ':'))) return rc;
+            if (w->indent || !put_plain_key(w->out, m, f->next != 0)) {
+                if (f->next && (rc = put_char(w->out, ','))) return rc;
+                if (w->indent && (rc = newline_indent(w, w->depth))) return rc;
+                if ((rc = aw_json_write_string(w->out, m->key, m->key_len))) return rc;
+                if ((rc = w->indent ? put_bytes(w->out, ": ", 2) : put_char(w->out, ':'))) return rc;
+            }
             child = f->order ? &f->v->u.obj.members[f->value_of[idx]].value : &m->value;
         } else {
+            if (f->next && (rc = put_char(w->out, ','))) return rc;
+            if (w->indent && (rc = newline_indent(w, w->depth))) return rc;
             child = &f->v->u.arr.items[f->next];
         }
         f->next++;

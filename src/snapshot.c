@@ -147,6 +147,16 @@ static int message(slim *s, aw_json_value *arr, const aw_json_value *m, size_t i
     return aw_json_array_push(s->doc, arr, o) ? oom(s) : 0;
 }
 
+/* A step's "errors" given as a number, truncated toward zero; beyond the
+ * int64 range (1e300, or 1e400 read as infinity) it saturates, as a plain
+ * conversion there is undefined behaviour. */
+static int64_t error_count(double d) {
+    if (d != d) return 0;
+    if (d >= 9223372036854775808.0) return INT64_MAX;
+    if (d < -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)d;
+}
+
 static int step(slim *s, aw_json_value *arr, const aw_json_value *st, size_t index) {
     char path[64];
     snprintf(path, sizeof path, "steps[%zu]", index);
@@ -166,7 +176,7 @@ static int step(slim *s, aw_json_value *arr, const aw_json_value *st, size_t ind
     TRY(aw_json_is_string(fr) ? set_copy(s, o, "finish_reason", fr) : set_null(s, o, "finish_reason"));
     const aw_json_value *errors = aw_json_get(st, "errors");
     int64_t nerr = aw_json_is_array(errors) ? (int64_t)errors->u.arr.count
-                   : (aw_json_is_number(errors) ? (int64_t)errors->u.num.d : 0);
+                   : (aw_json_is_number(errors) ? error_count(errors->u.num.d) : 0);
     TRY(set(s, o, "errors", aw_json_new_int(s->doc, nerr)));
     aw_json_value *usage = aw_json_new_object(s->doc);
     if (!usage) return oom(s);

@@ -3,31 +3,6 @@
 
 #include "internal/utf8.h"
 
-size_t aw__utf8_seq_len(const unsigned char *p, size_t n) {
-    if (n == 0) return 0;
-    unsigned c = p[0];
-    if (c < 0x80) return 1;
-    if (c < 0xC2) return 0; /* continuation byte or overlong 2-byte lead */
-    if (c < 0xE0) {
-        if (n < 2 || (p[1] & 0xC0) != 0x80) return 0;
-        return 2;
-    }
-    if (c < 0xF0) {
-        if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
-        if (c == 0xE0 && p[1] < 0xA0) return 0; /* overlong */
-        if (c == 0xED && p[1] >= 0xA0) return 0; /* surrogate */
-        return 3;
-    }
-    if (c < 0xF5) {
-        if (n < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xF0 && p[1] < 0x90) return 0; /* overlong */
-        if (c == 0xF4 && p[1] >= 0x90) return 0; /* above U+10FFFF */
-        return 4;
-    }
-    return 0;
-}
-
 uint32_t aw__utf8_decode(const unsigned char *p, size_t len) {
     switch (len) {
     case 1: return p[0];

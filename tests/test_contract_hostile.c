@@ -431,7 +431,7 @@ static int load_all(const aw_allocator *a, void *ctx) {
 
 static void test_alloc_load(void **state) {
     (void)state;
-    assert_true(aw_failalloc_run(load_all, NULL, 0) > 10);
+    assert_true(aw_failalloc_run(load_all, NULL, 0) > 5);
 }
 
 typedef struct doc_case {

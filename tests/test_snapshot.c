@@ -244,6 +244,25 @@ static void test_hostile(void **state) {
 }
 
 /* 10,000 messages, most trimmed away */
+/* A step's error count given as a number beyond int64 (found by
+ * fuzz_snapshot: the conversion was undefined behaviour) saturates. */
+static void test_error_count_range(void **state) {
+    (void)state;
+    aw_slim_config cfg;
+    aw_slim_preset("standard", &cfg);
+    char *s = slim_json("{" BASE ",\"messages\":[],\"steps\":[{\"errors\":5.55e142},{\"errors\":-1e400},"
+                        "{\"errors\":2.9},{\"errors\":-9223372036854775808}]}",
+                        &cfg);
+    char buf[512];
+    field_json(s, "steps", buf, sizeof buf);
+    /* written as JavaScript prints those integers */
+    const char *want[] = {"\"errors\":9223372036854776000,", "\"errors\":-9223372036854776000,",
+                          "\"errors\":2,"};
+    for (size_t i = 0; i < 3; i++)
+        if (!strstr(buf, want[i])) fail_msg("%s not in %s", want[i], buf);
+    free(s);
+}
+
 static void test_huge_state(void **state) {
     (void)state;
     aw_buf st;
@@ -283,9 +302,17 @@ static int slim_restore_with(const aw_allocator *a, void *ctx) {
 
 static void test_allocation_failures(void **state) {
     (void)state;
-    sweep s = {parse("{" BASE ",\"messages\":[{\"role\":\"assistant\",\"content\":\"hello\",\"metadata\":{\"tool_calls\":[{\"id\":\"c\",\"name\":\"n\"}]}}],"
+    /* a 20,000-byte metadata string makes the snapshot's and the restored
+     * state's arenas grow past their first blocks, so failures also hit
+     * the middle of slimming and restoring */
+    static char text[21000];
+    int n = snprintf(text, sizeof text,
+                     "{" BASE ",\"messages\":[{\"role\":\"assistant\",\"content\":\"hello\",\"metadata\":{\"tool_calls\":[{\"id\":\"c\",\"name\":\"n\"}]}}],"
                      "\"steps\":[{\"type\":\"final\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"n\"}]}],"
-                     "\"last_continuation\":{\"should_continue\":true},\"metadata\":{\"k\":[1,2]}}")};
+                     "\"last_continuation\":{\"should_continue\":true},\"metadata\":{\"k\":[1,2],\"blob\":\"");
+    memset(text + n, 'x', 20000);
+    memcpy(text + n + 20000, "\"}}", 4);
+    sweep s = {parse(text)};
     long calls = aw_failalloc_run(slim_restore_with, &s, 0);
     assert_true(calls > 5);
     aw_json_doc_free(s.state);
@@ -297,7 +324,7 @@ int main(void) {
         cmocka_unit_test(test_redaction_and_omission),  cmocka_unit_test(test_presets),
         cmocka_unit_test(test_steps_keep_numbers),       cmocka_unit_test(test_restore_fixed_point),
         cmocka_unit_test(test_hostile),                  cmocka_unit_test(test_huge_state),
-        cmocka_unit_test(test_allocation_failures),
+        cmocka_unit_test(test_allocation_failures),       cmocka_unit_test(test_error_count_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

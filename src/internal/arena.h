@@ -10,6 +10,8 @@
 
 typedef struct aw_arena_block {
     struct aw_arena_block *next;
+    void *raw;   /* what the allocator returned: a large block starts later
+                    in it, on a huge-page boundary (see arena.c) */
     size_t cap;
     size_t used;
     /* data follows, 16-byte aligned */

@@ -8,8 +8,28 @@
 /* Length (1..4) of the well-formed UTF-8 sequence at p (n bytes available),
  * or 0 when the bytes there are not well-formed UTF-8: overlong forms,
  * surrogates (ED A0..BF ..), code points above U+10FFFF, stray continuation
- * bytes and truncated sequences are all rejected. */
-size_t aw__utf8_seq_len(const unsigned char *p, size_t n);
+ * bytes and truncated sequences are all rejected. Inline: the readers and
+ * writers call it for every non-ASCII character. */
+static inline size_t aw__utf8_seq_len(const unsigned char *p, size_t n) {
+    if (n == 0) return 0;
+    unsigned c = p[0];
+    if (c < 0x80) return 1;
+    if (c < 0xC2) return 0; /* continuation byte or overlong 2-byte lead */
+    if (c < 0xE0) return n >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c < 0xF0) {
+        if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
+        if (c == 0xE0 && p[1] < 0xA0) return 0;  /* overlong */
+        if (c == 0xED && p[1] >= 0xA0) return 0; /* surrogate */
+        return 3;
+    }
+    if (c < 0xF5) {
+        if (n < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80) return 0;
+        if (c == 0xF0 && p[1] < 0x90) return 0; /* overlong */
+        if (c == 0xF4 && p[1] >= 0x90) return 0; /* above U+10FFFF */
+        return 4;
+    }
+    return 0;
+}
 
 /* 1 when p starts with the 3-byte generalized form of a surrogate code point
  * (ED A0..BF 80..BF), which is how a lone "\udxxx" escape is kept. */
