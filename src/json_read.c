@@ -767,13 +767,16 @@ static int parse_document(rd *r, aw_json_value *root) {
 }
 
 /* Arena bytes a document of len input bytes is given up front: the padded
- * copy and a first share of the values. */
+ * copy and a first share of the values. Callers refuse len above
+ * (SIZE_MAX - PAD - 4096) / 3 * 2, so this sum (and the few hundred bytes
+ * added to it) cannot wrap. */
 static size_t first_share(size_t len) { return len + PAD + len / 2 + 256; }
 
 int aw__json_parse_with(aw__json_parser *ps, aw_arena *arena, const char *text, size_t len,
                         aw_json_value *root, aw_error *err) {
     if (!text && len) return aw__error_set(err, AW_EINVAL, "NULL text");
-    if (len > SIZE_MAX - PAD - 64) return aw__error_set(err, AW_ELIMIT, "input too large");
+    /* first_share adds half the length again: keep that sum in range */
+    if (len > (SIZE_MAX - PAD - 4096) / 3 * 2) return aw__error_set(err, AW_ELIMIT, "input too large");
     /* One arena block for the copy and a first share of the values. */
     if (aw__arena_reserve(arena, first_share(len)))
         return aw__error_set(err, AW_ENOMEM, "out of memory");
@@ -801,7 +804,7 @@ int aw_json_parse(const char *text, size_t len, const aw_json_read_options *opts
     if (!out) return aw__error_set(err, AW_EINVAL, "NULL output pointer");
     *out = NULL;
     if (!text && len) return aw__error_set(err, AW_EINVAL, "NULL text");
-    if (len > SIZE_MAX - PAD - 64 - sizeof(aw_json_doc) - 2 * sizeof(aw_json_value))
+    if (len > (SIZE_MAX - PAD - 4096) / 3 * 2)
         return aw__error_set(err, AW_ELIMIT, "input too large");
     /* the document itself lives at the start of its arena's first block */
     aw_arena arena;

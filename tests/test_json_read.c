@@ -809,6 +809,21 @@ static void test_indent(void **state) {
     aw_json_doc_free(d);
 }
 
+/* A length no buffer can have is refused before anything is read or
+ * reserved (the up-front reservation adds half the length again, which
+ * once could wrap around SIZE_MAX). */
+static void test_impossible_length_refused(void **state) {
+    (void)state;
+    static const char text[] = "{}";
+    size_t lens[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX / 3 * 2 + 1, SIZE_MAX / 2 + SIZE_MAX / 4};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        aw_json_doc *doc = (aw_json_doc *)1;
+        aw_error err;
+        assert_int_equal(aw_json_parse(text, lens[i], NULL, &doc, &err), AW_ELIMIT);
+        assert_null(doc);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_messages),
@@ -826,6 +841,7 @@ int main(void) {
         cmocka_unit_test(test_indent),
         cmocka_unit_test(test_alloc_failures_reader),
         cmocka_unit_test(test_alloc_failures_writer),
+        cmocka_unit_test(test_impossible_length_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
