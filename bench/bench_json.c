@@ -32,43 +32,10 @@
 #include <time.h>
 
 #include "agentwire/agentwire.h"
+#include "bench_util.h"
 
 #define REPS 5
 #define CHUNK (64 * 1024)
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n) {
-        perror(path);
-        exit(1);
-    }
-    fclose(f);
-    p[n] = 0;
-    *len = (size_t)n;
-    return p;
-}
-
-static void write_file(const char *path, const char *p, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {
-        perror(path);
-        exit(1);
-    }
-}
 
 static void die(const char *what, size_t line, const aw_error *err) {
     fprintf(stderr, "bench_json: %s: line %zu: %s (column %zu)\n", what, line, err->message, (size_t)err->column);
@@ -97,7 +64,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t in_len;
-    char *in = read_file(argv[1], &in_len);
+    char *in = bench_read_file(argv[1], &in_len);
     aw_error err;
 
     /* the lines, untimed; blank lines skipped, as the JSON-lines reader does */
@@ -129,13 +96,13 @@ int main(int argc, char **argv) {
     /* ---- 1. aw_json_parse of every line, each document freed ---- */
     double best = 1e30;
     for (int r = 0; r < REPS; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (size_t i = 0; i < nlines; i++) {
             aw_json_doc *d;
             if (aw_json_parse(in + lines[i].off, lines[i].len, NULL, &d, &err)) die("parse", i + 1, &err);
             aw_json_doc_free(d);
         }
-        double t = now() - t0;
+        double t = bench_now() - t0;
         if (t < best) best = t;
     }
     printf("lines %zu\n", nlines);
@@ -147,7 +114,7 @@ int main(int argc, char **argv) {
     best = 1e30;
     for (int r = 0; r < REPS; r++) {
         counter c = {0, 0};
-        double t0 = now();
+        double t0 = bench_now();
         aw_jsonl_reader *rd = aw_jsonl_reader_new(NULL);
         if (!rd) {
             fprintf(stderr, "bench_json: out of memory\n");
@@ -159,7 +126,7 @@ int main(int argc, char **argv) {
         }
         if (aw_jsonl_finish(rd, count_value, &c, &err)) die("jsonl finish", 0, &err);
         aw_jsonl_reader_free(rd);
-        double t = now() - t0;
+        double t = bench_now() - t0;
         if (t < best) best = t;
         if (c.values != nlines || c.bad) {
             fprintf(stderr, "bench_json: the JSON-lines reader saw %zu values and %zu bad lines, expected %zu and 0\n",
@@ -173,10 +140,10 @@ int main(int argc, char **argv) {
     /* ---- 3. aw_json_parse of every line, all documents kept ---- */
     best = 1e30;
     for (int r = 0; r < REPS; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (size_t i = 0; i < nlines; i++)
             if (aw_json_parse(in + lines[i].off, lines[i].len, NULL, &docs[i], &err)) die("parse", i + 1, &err);
-        double t = now() - t0;
+        double t = bench_now() - t0;
         if (t < best) best = t;
         if (r + 1 < REPS)
             for (size_t i = 0; i < nlines; i++) aw_json_doc_free(docs[i]);
@@ -190,7 +157,7 @@ int main(int argc, char **argv) {
     best = 1e30;
     for (int r = 0; r < REPS; r++) {
         aw_buf_clear(&out);
-        double t0 = now();
+        double t0 = bench_now();
         for (size_t i = 0; i < nlines; i++) {
             if (aw_json_write(aw_json_doc_root(docs[i]), NULL, &out, &err)) die("write", i + 1, &err);
             if (aw_buf_putc(&out, '\n')) {
@@ -198,13 +165,13 @@ int main(int argc, char **argv) {
                 return 1;
             }
         }
-        double t = now() - t0;
+        double t = bench_now() - t0;
         if (t < best) best = t;
     }
     printf("aw.write.out_bytes %zu\n", out.len);
     printf("aw.write.seconds %.6f\n", best);
     printf("aw.write.mbps %.1f\n", (double)out.len / best / 1e6);
-    write_file(argv[2], out.data, out.len);
+    bench_write_file(argv[2], out.data, out.len);
 
     for (size_t i = 0; i < nlines; i++) aw_json_doc_free(docs[i]);
     free(docs);

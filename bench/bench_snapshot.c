@@ -22,42 +22,9 @@
 #include <time.h>
 
 #include "agentwire/agentwire.h"
+#include "bench_util.h"
 
 #define REPS 5
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n) {
-        perror(path);
-        exit(1);
-    }
-    fclose(f);
-    p[n] = 0;
-    *len = (size_t)n;
-    return p;
-}
-
-static void write_file(const char *path, const char *p, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {
-        perror(path);
-        exit(1);
-    }
-}
 
 static void die(const char *what, const aw_error *err) {
     fprintf(stderr, "bench_snapshot: %s: %s (line %zu, column %zu)\n", what, err->message, (size_t)err->line,
@@ -71,7 +38,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t in_len;
-    char *in = read_file(argv[1], &in_len);
+    char *in = bench_read_file(argv[1], &in_len);
     aw_slim_config cfg;
     if (aw_slim_preset("standard", &cfg)) {
         fprintf(stderr, "bench_snapshot: no 'standard' preset\n");
@@ -84,20 +51,20 @@ int main(int argc, char **argv) {
     size_t messages = 0, steps = 0;
     for (int r = 0; r < REPS; r++) {
         aw_buf_clear(&out);
-        double t0 = now();
+        double t0 = bench_now();
         aw_json_doc *state = NULL, *snap = NULL;
         if (aw_json_parse(in, in_len, NULL, &state, &err)) die("parse", &err);
-        double t1 = now();
+        double t1 = bench_now();
         if (aw_snapshot_slim(aw_json_doc_root(state), &cfg, NULL, &snap, &err)) die("slim", &err);
-        double t2 = now();
+        double t2 = bench_now();
         if (aw_json_write(aw_json_doc_root(snap), NULL, &out, &err)) die("write", &err);
-        double t3 = now();
+        double t3 = bench_now();
         messages = aw_json_count(aw_json_get(aw_json_doc_root(state), "messages"));
         steps = aw_json_count(aw_json_get(aw_json_doc_root(state), "steps"));
-        double t4 = now();
+        double t4 = bench_now();
         aw_json_doc_free(snap);
         aw_json_doc_free(state);
-        double t5 = now();
+        double t5 = bench_now();
         double t = (t3 - t0) + (t5 - t4);
         if (t < best) best = t;
         if (t1 - t0 < best_parse) best_parse = t1 - t0;
@@ -115,7 +82,7 @@ int main(int argc, char **argv) {
     printf("aw.slim_ms %.3f\n", best_slim * 1e3);
     printf("aw.write_ms %.3f\n", best_write * 1e3);
     printf("aw.free_ms %.3f\n", best_free * 1e3);
-    write_file(argv[2], out.data, out.len);
+    bench_write_file(argv[2], out.data, out.len);
     aw_buf_free(&out);
     free(in);
     return 0;

@@ -30,43 +30,10 @@
 #include <time.h>
 
 #include "agentwire/agentwire.h"
+#include "bench_util.h"
 
 #define REPS 5
 #define APPENDS 101
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n) {
-        perror(path);
-        exit(1);
-    }
-    fclose(f);
-    p[n] = 0;
-    *len = (size_t)n;
-    return p;
-}
-
-static void write_file(const char *path, const char *p, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {
-        perror(path);
-        exit(1);
-    }
-}
 
 static void die(const char *what, const aw_error *err) {
     fprintf(stderr, "bench_thread: %s: %s (line %zu)\n", what, err->message, (size_t)err->line);
@@ -84,8 +51,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t in_len, one_len;
-    char *in = read_file(argv[1], &in_len);
-    char *one = read_file(argv[2], &one_len);
+    char *in = bench_read_file(argv[1], &in_len);
+    char *one = bench_read_file(argv[2], &one_len);
     const char *prefix = argv[3];
     char path[4096];
     aw_error err;
@@ -100,9 +67,9 @@ int main(int argc, char **argv) {
     double best = 1e30;
     for (int r = 0; r < REPS; r++) {
         aw_buf_clear(&out);
-        double t0 = now();
+        double t0 = bench_now();
         if (aw_thread_encode(events, nevents, NULL, &out, &err)) die("encode", &err);
-        double t = now() - t0;
+        double t = bench_now() - t0;
         if (t < best) best = t;
     }
     printf("events %zu\n", nevents);
@@ -111,7 +78,7 @@ int main(int argc, char **argv) {
     printf("aw.encode.seconds %.6f\n", best);
     printf("aw.encode.mbps %.1f\n", (double)out.len / best / 1e6);
     snprintf(path, sizeof path, "%s.xml", prefix);
-    write_file(path, out.data, out.len);
+    bench_write_file(path, out.data, out.len);
     aw_buf encoded;
     aw_buf_init(&encoded, NULL);
     if (aw_buf_append(&encoded, out.data, out.len)) die("copy", &err);
@@ -120,9 +87,9 @@ int main(int argc, char **argv) {
     best = 1e30;
     for (int r = 0; r < REPS; r++) {
         aw_buf_clear(&out);
-        double t0 = now();
+        double t0 = bench_now();
         if (aw_thread_encode_json(in, in_len, NULL, NULL, &out, &err)) die("encode_json", &err);
-        double t = now() - t0;
+        double t = bench_now() - t0;
         if (t < best) best = t;
     }
     if (out.len != encoded.len || memcmp(out.data, encoded.data, out.len) != 0) {
@@ -161,13 +128,13 @@ int main(int argc, char **argv) {
         size_t before = doc.len;
         double t[APPENDS], sum = 0;
         for (int r = 0; r < APPENDS; r++) {
-            double t0 = now();
+            double t0 = bench_now();
             if (aw_thread_writer_append(w, ev, &doc, &err)) die("append", &err);
-            t[r] = now() - t0;
+            t[r] = bench_now() - t0;
             sum += t[r];
             if (r == 0) {
                 snprintf(path, sizeof path, "%s.append-%dMB.xml", prefix, sizes_mb[s]);
-                write_file(path, doc.data, doc.len);
+                bench_write_file(path, doc.data, doc.len);
             }
         }
         qsort(t, APPENDS, sizeof t[0], cmp_double);

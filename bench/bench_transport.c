@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include "agentwire/agentwire.h"
+#include "bench_util.h"
 
 #define NONCE "5e7a9c21"
 #define TAG_EVERY 125000u
@@ -50,20 +51,6 @@
 #define MIN_ROUNDS 5
 #define MAX_ROUNDS 25
 #define MIN_SECONDS 4.0
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of the process: what the rest of the machine's load does not
- * inflate. */
-static double cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void oom(void) {
     fprintf(stderr, "bench_transport: out of memory\n");
@@ -327,8 +314,8 @@ static int on_event(void *ctx, const aw_x_event *ev) {
 static double run(const aw_transport *t, const char *p, size_t n, size_t chunk, counts *c, double *cpu) {
     aw_error err;
     memset(c, 0, sizeof *c);
-    double c0 = cpu_now();
-    double t0 = now();
+    double c0 = bench_cpu_now();
+    double t0 = bench_now();
     aw_extractor *x = aw_extractor_new(t, 1);
     if (!x) oom();
     if (chunk == 0) chunk = n;
@@ -344,8 +331,8 @@ static double run(const aw_transport *t, const char *p, size_t n, size_t chunk, 
         exit(1);
     }
     aw_extractor_free(x);
-    double wall = now() - t0;
-    *cpu = cpu_now() - c0;
+    double wall = bench_now() - t0;
+    *cpu = bench_cpu_now() - c0;
     return wall;
 }
 

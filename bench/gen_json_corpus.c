@@ -30,6 +30,7 @@
  * between tokens; a few nest 20 to 60 levels deep.
  *
  * The output is valid UTF-8 and valid JSON, one value per line (LF). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime in bench_util.h */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -37,16 +38,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 /* ---- deterministic randomness ---------------------------------------------- */
 
 static uint64_t rng = 0xC0FFEE123456789Bull;
 
-static uint64_t rnd(void) { /* xorshift64* */
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545F4914F6CDD1Dull;
-}
+static uint64_t rnd(void) { return bench_xorshift(&rng); }
 static unsigned below(unsigned n) { return (unsigned)((rnd() >> 11) % n); }
 static int pct(unsigned p) { return below(1000) < p * 10; }       /* p percent */
 static int permille(unsigned p) { return below(1000) < p; }       /* p per thousand */
@@ -56,42 +54,9 @@ static double unit(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
 
 /* ---- growable buffer ----------------------------------------------------------- */
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
+typedef bench_text buf;
 
-static void put(buf *b, const char *s, size_t n) {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->n + n + 1) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            perror("gen_json_corpus: realloc");
-            exit(1);
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
-static void putc_(buf *b, char c) { put(b, &c, 1); }
-static void fmt(buf *b, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static void fmt(buf *b, const char *f, ...) {
-    char tmp[512];
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(tmp, sizeof tmp, f, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        fprintf(stderr, "gen_json_corpus: format overflow\n");
-        exit(1);
-    }
-    put(b, tmp, (size_t)n);
-}
+static void putc_(buf *b, char c) { bench_text_add(b, &c, 1); }
 
 /* ---- vocabulary -------------------------------------------------------------------- */
 
@@ -162,37 +127,37 @@ static void sentence(buf *b) {
         if (i) putc_(b, ' ');
         unsigned r = below(1000);
         if (r < 40) {
-            puts_(b, PICK(intl_words));
+            bench_text_puts(b, PICK(intl_words));
         } else if (r < 55) {
-            fmt(b, "`%s`", PICK(identifiers));
+            bench_text_printf(b, "`%s`", PICK(identifiers));
         } else if (r < 62) {
             const char *w1 = PICK(words), *w2 = PICK(words);
-            fmt(b, "\"%s %s\"", w1, w2);
+            bench_text_printf(b, "\"%s %s\"", w1, w2);
         } else if (r < 67) {
-            puts_(b, PICK(((const char *const[]){"&", "<", ">", "<=", "->", "&&", "||", "'", "\\", "/"})));
+            bench_text_puts(b, PICK(((const char *const[]){"&", "<", ">", "<=", "->", "&&", "||", "'", "\\", "/"})));
         } else if (r < 75) {
-            fmt(b, "%u", range(0, 100000));
+            bench_text_printf(b, "%u", range(0, 100000));
         } else if (r < 78) {
             unsigned x = range(0, 100), y = range(0, 99);
-            fmt(b, "%u.%02u%%", x, y);
+            bench_text_printf(b, "%u.%02u%%", x, y);
         } else {
             const char *w = PICK(words);
             if (i == 0 && w[0] >= 'a' && w[0] <= 'z') {
                 putc_(b, (char)(w[0] - 32));
-                puts_(b, w + 1);
+                bench_text_puts(b, w + 1);
             } else {
-                puts_(b, w);
+                bench_text_puts(b, w);
             }
             if (i + 1 < n && pct(7)) putc_(b, ',');
         }
     }
-    puts_(b, pct(85) ? "." : (pct(50) ? "?" : "!"));
+    bench_text_puts(b, pct(85) ? "." : (pct(50) ? "?" : "!"));
 }
 
 static void paragraph(buf *b) {
     if (pct(6)) { /* a paragraph in Chinese, Japanese or Korean */
         unsigned n = range(3, 12);
-        for (unsigned i = 0; i < n; i++) puts_(b, PICK(cjk_phrases));
+        for (unsigned i = 0; i < n; i++) bench_text_puts(b, PICK(cjk_phrases));
         return;
     }
     unsigned n = range(2, 8);
@@ -248,37 +213,37 @@ static void code(buf *b, int fenced, unsigned n) {
     case 3: lines = rust_lines; count = sizeof rust_lines / sizeof *rust_lines; break;
     default: lines = sql_lines; count = sizeof sql_lines / sizeof *sql_lines; break;
     }
-    if (fenced) fmt(b, "```%s\n", langs[k]);
+    if (fenced) bench_text_printf(b, "```%s\n", langs[k]);
     for (unsigned i = 0; i < n; i++) {
-        puts_(b, lines[below(count)]);
+        bench_text_puts(b, lines[below(count)]);
         putc_(b, '\n');
     }
-    if (fenced) puts_(b, "```");
+    if (fenced) bench_text_puts(b, "```");
 }
 
 static void markdown(buf *b, unsigned paragraphs) {
     for (unsigned i = 0; i < paragraphs; i++) {
-        if (i) puts_(b, "\n\n");
+        if (i) bench_text_puts(b, "\n\n");
         unsigned r = below(100);
         if (r < 8) {
-            puts_(b, pct(50) ? "## " : "### ");
+            bench_text_puts(b, pct(50) ? "## " : "### ");
             sentence(b);
         } else if (r < 18) {
             unsigned items = range(2, 6);
             for (unsigned k = 0; k < items; k++) {
                 if (k) putc_(b, '\n');
-                puts_(b, pct(50) ? "- " : "1. ");
-                if (pct(30)) fmt(b, "**%s**: ", PICK(words));
+                bench_text_puts(b, pct(50) ? "- " : "1. ");
+                if (pct(30)) bench_text_printf(b, "**%s**: ", PICK(words));
                 sentence(b);
             }
         } else if (r < 26) {
             code(b, 1, range(3, 14));
         } else if (r < 30) {
-            puts_(b, "| name | value |\n|---|---|\n");
+            bench_text_puts(b, "| name | value |\n|---|---|\n");
             unsigned rows = range(2, 6);
             for (unsigned k = 0; k < rows; k++) {
                 const char *w = PICK(words);
-                fmt(b, "| %s | %u |\n", w, range(0, 9999));
+                bench_text_printf(b, "| %s | %u |\n", w, range(0, 9999));
             }
         } else {
             paragraph(b);
@@ -287,57 +252,57 @@ static void markdown(buf *b, unsigned paragraphs) {
 }
 
 static void html(buf *b, unsigned blocks) {
-    puts_(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+    bench_text_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
     sentence(b);
-    puts_(b, "</title>\n<script>window.__DATA__ = {\"page\": 1, \"q\": \"a&b\"};</script></head>\n<body class=\"docs\">\n");
+    bench_text_puts(b, "</title>\n<script>window.__DATA__ = {\"page\": 1, \"q\": \"a&b\"};</script></head>\n<body class=\"docs\">\n");
     for (unsigned i = 0; i < blocks; i++) {
         switch (below(7)) {
-        case 0: puts_(b, "<h2 id='s'>"); sentence(b); puts_(b, "</h2>\n"); break;
+        case 0: bench_text_puts(b, "<h2 id='s'>"); sentence(b); bench_text_puts(b, "</h2>\n"); break;
         case 1: {
             unsigned page = range(1, 99);
-            fmt(b, "<p>See <a href=\"https://example.com/docs?page=%u&amp;lang=en\">the %s docs</a> &mdash; ",
+            bench_text_printf(b, "<p>See <a href=\"https://example.com/docs?page=%u&amp;lang=en\">the %s docs</a> &mdash; ",
                 page, PICK(words));
             paragraph(b);
-            puts_(b, "</p>\n");
+            bench_text_puts(b, "</p>\n");
             break;
         }
-        case 2: puts_(b, "<pre><code>"); code(b, 0, range(2, 8)); puts_(b, "</code></pre>\n"); break;
+        case 2: bench_text_puts(b, "<pre><code>"); code(b, 0, range(2, 8)); bench_text_puts(b, "</code></pre>\n"); break;
         case 3:
-            puts_(b, "<ul>\n");
+            bench_text_puts(b, "<ul>\n");
             for (unsigned k = range(2, 5); k > 0; k--) {
-                puts_(b, "  <li>");
+                bench_text_puts(b, "  <li>");
                 sentence(b);
-                puts_(b, "</li>\n");
+                bench_text_puts(b, "</li>\n");
             }
-            puts_(b, "</ul>\n");
+            bench_text_puts(b, "</ul>\n");
             break;
         case 4: {
             unsigned img = range(1, 999);
             const char *w1 = PICK(words), *w2 = PICK(words);
-            fmt(b, "<img src=\"/img/%u.png\" alt=\"%s &quot;%s&quot;\" width=%u />\n", img, w1, w2, range(16, 800));
+            bench_text_printf(b, "<img src=\"/img/%u.png\" alt=\"%s &quot;%s&quot;\" width=%u />\n", img, w1, w2, range(16, 800));
             break;
         }
-        default: puts_(b, "<p>"); paragraph(b); puts_(b, "</p>\n"); break;
+        default: bench_text_puts(b, "<p>"); paragraph(b); bench_text_puts(b, "</p>\n"); break;
         }
     }
-    puts_(b, "</body></html>");
+    bench_text_puts(b, "</body></html>");
 }
 
 static void xml(buf *b, unsigned items) {
-    puts_(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\" xmlns:m=\"urn:x-meta\">\n");
+    bench_text_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\" xmlns:m=\"urn:x-meta\">\n");
     for (unsigned i = 0; i < items; i++) {
         unsigned eid = range(1, 99999), s1 = range(0, 9), s2 = range(0, 99);
-        fmt(b, "  <entry m:id=\"%u\" m:score='%u.%u'>\n    <title>", eid, s1, s2);
+        bench_text_printf(b, "  <entry m:id=\"%u\" m:score='%u.%u'>\n    <title>", eid, s1, s2);
         sentence(b);
-        puts_(b, "</title>\n    <summary type=\"html\">&lt;p&gt;");
+        bench_text_puts(b, "</title>\n    <summary type=\"html\">&lt;p&gt;");
         sentence(b);
-        puts_(b, "&lt;/p&gt;</summary>\n");
+        bench_text_puts(b, "&lt;/p&gt;</summary>\n");
         if (pct(30)) {
-            puts_(b, "    <content><![CDATA[if (a < b && c > d) { x = \"<tag>\"; }]]></content>\n");
+            bench_text_puts(b, "    <content><![CDATA[if (a < b && c > d) { x = \"<tag>\"; }]]></content>\n");
         }
-        puts_(b, "  </entry>\n");
+        bench_text_puts(b, "  </entry>\n");
     }
-    puts_(b, "</feed>");
+    bench_text_puts(b, "</feed>");
 }
 
 static void shell(buf *b, unsigned lines) {
@@ -346,16 +311,16 @@ static void shell(buf *b, unsigned lines) {
         const char *w1 = PICK(words), *w2 = PICK(words), *w3 = PICK(words);
         unsigned u1 = range(1, 2000), u2 = range(1, 80), u3 = range(0, 59);
         switch (below(6)) {
-        case 0: fmt(b, "\x1b[32mPASS\x1b[0m tests/%s_%s.c (%u ms)", w1, w2, u1 % 900); break;
+        case 0: bench_text_printf(b, "\x1b[32mPASS\x1b[0m tests/%s_%s.c (%u ms)", w1, w2, u1 % 900); break;
         case 1:
-            fmt(b, "src/%s.c:%u:%u: \x1b[35mwarning:\x1b[0m comparison of '%s' < 0 is always false", w1, u1, u2, w2);
+            bench_text_printf(b, "src/%s.c:%u:%u: \x1b[35mwarning:\x1b[0m comparison of '%s' < 0 is always false", w1, u1, u2, w2);
             break;
-        case 2: fmt(b, "%07x %s: %s %s", (unsigned)(rnd() & 0xfffffff), w1, w2, w3); break;
-        case 3: fmt(b, "-rw-r--r--\t1 dev dev %7u Jan %2u 12:%02u %s.json", u1 * 397, u2 % 31 + 1, u3, w1); break;
-        case 4: fmt(b, "  %3u%% |%.*s| %u/%u\r", u1 % 101, (int)(u2 % 21), "####################", u3 % 51, 50); break;
+        case 2: bench_text_printf(b, "%07x %s: %s %s", (unsigned)(rnd() & 0xfffffff), w1, w2, w3); break;
+        case 3: bench_text_printf(b, "-rw-r--r--\t1 dev dev %7u Jan %2u 12:%02u %s.json", u1 * 397, u2 % 31 + 1, u3, w1); break;
+        case 4: bench_text_printf(b, "  %3u%% |%.*s| %u/%u\r", u1 % 101, (int)(u2 % 21), "####################", u3 % 51, 50); break;
         default: sentence(b); break;
         }
-        puts_(b, pct(3) ? "\r\n" : "\n");
+        bench_text_puts(b, pct(3) ? "\r\n" : "\n");
     }
 }
 
@@ -367,11 +332,11 @@ static void ws(buf *b) {
     if (!spaced) return;
     unsigned r = below(10);
     if (r < 6) putc_(b, ' ');
-    else if (r == 6) puts_(b, "  ");
+    else if (r == 6) bench_text_puts(b, "  ");
     else if (r == 7) putc_(b, '\t');
 }
 static void colon(buf *b) {
-    if (spaced) puts_(b, pct(80) ? ": " : " : ");
+    if (spaced) bench_text_puts(b, pct(80) ? ": " : " : ");
     else putc_(b, ':');
 }
 static void comma(buf *b) {
@@ -393,7 +358,7 @@ static unsigned utf8_decode(const unsigned char *s, unsigned *len) {
 }
 
 static void u_escape(buf *b, unsigned u) {
-    fmt(b, pct(70) ? "\\u%04x" : "\\u%04X", u);
+    bench_text_printf(b, pct(70) ? "\\u%04x" : "\\u%04X", u);
 }
 
 /* A JSON string literal of text (valid UTF-8). escapes: per mille of
@@ -403,14 +368,14 @@ static void jstr_esc(buf *b, const char *s, size_t n, unsigned escapes) {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
-        case '"': puts_(b, "\\\""); break;
-        case '\\': puts_(b, "\\\\"); break;
-        case '\n': puts_(b, "\\n"); break;
-        case '\r': puts_(b, "\\r"); break;
-        case '\t': puts_(b, pct(90) ? "\\t" : "\\u0009"); break;
-        case '\b': puts_(b, "\\b"); break;
-        case '\f': puts_(b, "\\f"); break;
-        case '/': puts_(b, permille(30) ? "\\/" : "/"); break;
+        case '"': bench_text_puts(b, "\\\""); break;
+        case '\\': bench_text_puts(b, "\\\\"); break;
+        case '\n': bench_text_puts(b, "\\n"); break;
+        case '\r': bench_text_puts(b, "\\r"); break;
+        case '\t': bench_text_puts(b, pct(90) ? "\\t" : "\\u0009"); break;
+        case '\b': bench_text_puts(b, "\\b"); break;
+        case '\f': bench_text_puts(b, "\\f"); break;
+        case '/': bench_text_puts(b, permille(30) ? "\\/" : "/"); break;
         default:
             if (c < 0x20) {
                 u_escape(b, c);
@@ -425,7 +390,7 @@ static void jstr_esc(buf *b, const char *s, size_t n, unsigned escapes) {
                         u_escape(b, cp);
                     }
                 } else {
-                    put(b, s + i, len);
+                    bench_text_add(b, s + i, len);
                 }
                 i += len - 1;
             } else {
@@ -446,33 +411,33 @@ static void key(buf *b, const char *k) {
 static void number(buf *b) {
     unsigned r = below(1000);
     if (r < 250) {
-        fmt(b, "%u", range(0, 1000));
+        bench_text_printf(b, "%u", range(0, 1000));
     } else if (r < 350) {
-        fmt(b, "-%u", range(1, 100000));
+        bench_text_printf(b, "-%u", range(1, 100000));
     } else if (r < 420) { /* large integers, up to and past 2^53 */
         uint64_t v = rnd();
         v >>= below(64);
         if (pct(50)) v &= (1ull << 53) - 1;
-        fmt(b, "%s%llu", pct(20) ? "-" : "", (unsigned long long)v);
+        bench_text_printf(b, "%s%llu", pct(20) ? "-" : "", (unsigned long long)v);
     } else if (r < 600) { /* decimals as people write them */
         unsigned ip = range(0, 9999), digits = range(1, 4), fp = range(0, 9999);
-        fmt(b, "%u.%0*u", ip, (int)digits, fp);
+        bench_text_printf(b, "%u.%0*u", ip, (int)digits, fp);
     } else if (r < 700) { /* doubles printed with too many digits */
         double d = unit() - 0.5;
         d *= pow(10.0, (double)range(0, 12) - 6.0);
-        fmt(b, "%.17g", d);
+        bench_text_printf(b, "%.17g", d);
     } else if (r < 780) { /* shortest-ish doubles, a few digits */
         int prec = (int)range(1, 15);
         double d = unit();
         d *= pow(10.0, (double)range(0, 40) - 20.0);
-        fmt(b, "%.*g", prec, d);
+        bench_text_printf(b, "%.*g", prec, d);
     } else if (r < 880) { /* exponents, both cases and signs */
         static const char *const e[] = {"e", "E", "e+", "E+", "e-", "E-"};
         const char *sign = pct(20) ? "-" : "";
         unsigned mant = range(1, 9);
         const char *frac = pct(50) ? "" : ".5";
         const char *ech = PICK(e);
-        fmt(b, "%s%u%s%s%u", sign, mant, frac, ech, range(0, 300));
+        bench_text_printf(b, "%s%u%s%s%u", sign, mant, frac, ech, range(0, 300));
     } else if (r < 900) {
         static const char *const special[] = {
             "0", "-0", "0.0", "-0.0", "1.0", "1.50", "100", "1e21", "1e20", "123456789012345678901234567890",
@@ -480,19 +445,19 @@ static void number(buf *b) {
             "1.7976931348623157e308", "9007199254740993", "-9007199254740993", "4.35", "0.30000000000000004",
             "1E2", "1e0", "12345678.9", "1.0000000000000002", "2e-323", "0e0", "-0e+0",
         };
-        puts_(b, PICK(special));
+        bench_text_puts(b, PICK(special));
     } else if (r < 901) {
-        puts_(b, pct(50) ? "1e400" : "-1e999"); /* +-Infinity in JavaScript: written as null */
+        bench_text_puts(b, pct(50) ? "1e400" : "-1e999"); /* +-Infinity in JavaScript: written as null */
     } else {
         unsigned ip = range(0, 5000);
-        fmt(b, "%u.%u", ip, range(0, 9));
+        bench_text_printf(b, "%u.%u", ip, range(0, 9));
     }
 }
 
 static void id(buf *b, const char *prefix) {
     static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     putc_(b, '"');
-    puts_(b, prefix);
+    bench_text_puts(b, prefix);
     for (int i = 0; i < 24; i++) putc_(b, alnum[below(62)]);
     putc_(b, '"');
 }
@@ -505,7 +470,7 @@ static void iso_time(buf *b) {
     unsigned ms = (unsigned)(clock_ms % 1000);
     unsigned sec = (unsigned)(s % 60), min = (unsigned)(s / 60 % 60), hour = (unsigned)(s / 3600 % 24);
     unsigned day = 16 + (unsigned)((s - 1768521600ull) / 86400) % 12;
-    fmt(b, "\"2026-01-%02uT%02u:%02u:%02u.%03uZ\"", day, hour, min, sec, ms);
+    bench_text_printf(b, "\"2026-01-%02uT%02u:%02u:%02u.%03uZ\"", day, hour, min, sec, ms);
 }
 
 /* A random JSON value of bounded depth, for nested tool arguments. */
@@ -534,7 +499,7 @@ static void object(buf *b, int depth) {
     }
     if (permille(15)) { /* array-index keys, which JSON.stringify writes first, ascending */
         if (n++) comma(b);
-        fmt(b, "\"10\":%u,\"x\":1,\"2\":\"two\",\"0\":null,\"01\":\"not an index\",\"4294967294\":1,"
+        bench_text_printf(b, "\"10\":%u,\"x\":1,\"2\":\"two\",\"0\":null,\"01\":\"not an index\",\"4294967294\":1,"
                "\"4294967295\":\"not an index either\",\"-1\":0",
             range(0, 9));
     }
@@ -560,17 +525,17 @@ static void value(buf *b, int depth) {
         buf t = {0};
         if (pct(70)) {
             unsigned k = range(1, 4);
-            for (unsigned i = 0; i < k; i++) fmt(&t, "%s%s", i ? " " : "", PICK(words));
+            for (unsigned i = 0; i < k; i++) bench_text_printf(&t, "%s%s", i ? " " : "", PICK(words));
         } else {
             sentence(&t);
         }
         jstr(b, t.p, t.n);
         free(t.p);
     } else if (r < 80) number(b);
-    else if (r < 88) puts_(b, pct(50) ? "true" : "false");
-    else if (r < 93) puts_(b, "null");
+    else if (r < 88) bench_text_puts(b, pct(50) ? "true" : "false");
+    else if (r < 93) bench_text_puts(b, "null");
     else if (r < 96) jlit(b, "");
-    else puts_(b, pct(50) ? "[]" : "{}");
+    else bench_text_puts(b, pct(50) ? "[]" : "{}");
 }
 
 /* ---- event lines ------------------------------------------------------------------------- */
@@ -585,7 +550,7 @@ static void head(buf *b, const char *type) {
     jlit(b, type);
     comma(b);
     key(b, "seq");
-    fmt(b, "%u", ++seq);
+    bench_text_printf(b, "%u", ++seq);
     comma(b);
     key(b, "ts");
     iso_time(b);
@@ -606,9 +571,9 @@ static void usage(buf *b) {
     comma(b);
     key(b, "usage");
     unsigned pt = range(100, 128000), ct = range(1, 4096);
-    fmt(b, "{\"prompt_tokens\":%u,\"completion_tokens\":%u,\"total_tokens\":%u,\"cost_usd\":", pt, ct, pt + ct);
+    bench_text_printf(b, "{\"prompt_tokens\":%u,\"completion_tokens\":%u,\"total_tokens\":%u,\"cost_usd\":", pt, ct, pt + ct);
     number(b);
-    if (pct(30)) fmt(b, ",\"prompt_tokens_details\":{\"cached_tokens\":%u,\"audio_tokens\":0}", range(0, 50000));
+    if (pct(30)) bench_text_printf(b, ",\"prompt_tokens_details\":{\"cached_tokens\":%u,\"audio_tokens\":0}", range(0, 50000));
     putc_(b, '}');
 }
 
@@ -656,15 +621,15 @@ static void message_anthropic(buf *b, buf *t) {
     for (unsigned i = 0; i < n; i++) {
         if (i) comma(b);
         if (i == 0 || pct(40)) {
-            fmt(b, "{\"type\":\"text\",\"text\":");
+            bench_text_printf(b, "{\"type\":\"text\",\"text\":");
             markdown(t, range(1, 3));
             jstr(b, t->p, t->n);
             t->n = 0;
             putc_(b, '}');
         } else {
-            fmt(b, "{\"type\":\"tool_use\",\"id\":");
+            bench_text_printf(b, "{\"type\":\"tool_use\",\"id\":");
             id(b, "toolu_");
-            fmt(b, ",\"name\":\"%s\",\"input\":", PICK(tools));
+            bench_text_printf(b, ",\"name\":\"%s\",\"input\":", PICK(tools));
             object(b, 1);
             putc_(b, '}');
         }
@@ -675,7 +640,7 @@ static void message_anthropic(buf *b, buf *t) {
     jlit(b, pct(60) ? "tool_use" : "end_turn");
     comma(b);
     unsigned it = range(100, 200000), ot = range(1, 8192);
-    fmt(b, "\"usage\":{\"input_tokens\":%u,\"output_tokens\":%u,\"cache_read_input_tokens\":%u}", it, ot,
+    bench_text_printf(b, "\"usage\":{\"input_tokens\":%u,\"output_tokens\":%u,\"cache_read_input_tokens\":%u}", it, ot,
         range(0, 100000));
     end(b);
 }
@@ -688,9 +653,9 @@ static void tool_call(buf *b, buf *t) {
     unsigned n = pct(70) ? 1 : range(2, 4);
     for (unsigned i = 0; i < n; i++) {
         if (i) comma(b);
-        fmt(b, "{\"id\":");
+        bench_text_printf(b, "{\"id\":");
         id(b, "call_");
-        fmt(b, ",\"type\":\"function\",\"function\":{\"name\":\"%s\",\"arguments\":", PICK(tools));
+        bench_text_printf(b, ",\"type\":\"function\",\"function\":{\"name\":\"%s\",\"arguments\":", PICK(tools));
         /* OpenAI style: the arguments are JSON text inside a string */
         buf args = {0};
         int was = spaced;
@@ -698,7 +663,7 @@ static void tool_call(buf *b, buf *t) {
         object(&args, 1);
         if (pct(30)) { /* a code edit: long text inside the arguments */
             args.n--; /* reopen the object */
-            puts_(&args, args.n > 1 ? ",\"new_text\":" : "\"new_text\":");
+            bench_text_puts(&args, args.n > 1 ? ",\"new_text\":" : "\"new_text\":");
             code(t, 1, range(5, 30));
             jstr(&args, t->p, t->n);
             t->n = 0;
@@ -707,7 +672,7 @@ static void tool_call(buf *b, buf *t) {
         spaced = was;
         jstr(b, args.p, args.n);
         free(args.p);
-        fmt(b, "}}");
+        bench_text_printf(b, "}}");
     }
     putc_(b, ']');
     if (pct(50)) {
@@ -734,21 +699,21 @@ static void tool_result(buf *b, buf *t) {
     if (r < 10) { /* structured result */
         comma(b);
         key(b, "result");
-        fmt(b, "{\"status\":%u,\"ok\":true,\"rows\":[", range(200, 204));
+        bench_text_printf(b, "{\"status\":%u,\"ok\":true,\"rows\":[", range(200, 204));
         unsigned rows = range(2, 40);
         for (unsigned i = 0; i < rows; i++) {
             if (i) comma(b);
-            fmt(b, "{\"id\":%u,\"name\":", range(1, 1000000));
+            bench_text_printf(b, "{\"id\":%u,\"name\":", range(1, 1000000));
             buf s = {0};
             const char *w1 = PICK(intl_words), *w2 = PICK(words), *w3 = PICK(words);
-            fmt(&s, "%s %s <%s@example.com>", w1, w2, w3);
+            bench_text_printf(&s, "%s %s <%s@example.com>", w1, w2, w3);
             jstr(b, s.p, s.n);
             free(s.p);
-            fmt(b, ",\"score\":");
+            bench_text_printf(b, ",\"score\":");
             number(b);
             w1 = PICK(words);
             w2 = PICK(words);
-            fmt(b, ",\"tags\":[\"%s\",\"%s\"],\"active\":%s,\"note\":null,\"updated\":", w1, w2,
+            bench_text_printf(b, ",\"tags\":[\"%s\",\"%s\"],\"active\":%s,\"note\":null,\"updated\":", w1, w2,
                 pct(50) ? "true" : "false");
             iso_time(b);
             putc_(b, '}');
@@ -766,11 +731,11 @@ static void tool_result(buf *b, buf *t) {
         else if (r < 86) {
             unsigned hits = range(3, 10);
             for (unsigned i = 0; i < hits; i++) {
-                if (i) puts_(t, "\n\n");
-                fmt(t, "%u. ", i + 1);
+                if (i) bench_text_puts(t, "\n\n");
+                bench_text_printf(t, "%u. ", i + 1);
                 sentence(t);
                 const char *w1 = PICK(words), *w2 = PICK(words), *w3 = PICK(words);
-                fmt(t, "\nhttps://%s.example.org/%s?q=%s&n=%u\n", w1, w2, w3, i);
+                bench_text_printf(t, "\nhttps://%s.example.org/%s?q=%s&n=%u\n", w1, w2, w3, i);
                 paragraph(t);
             }
         } else {
@@ -779,7 +744,7 @@ static void tool_result(buf *b, buf *t) {
         text_field(b, "output", t);
         comma(b);
         key(b, "is_error");
-        puts_(b, "false");
+        bench_text_puts(b, "false");
     }
     end(b);
 }
@@ -787,9 +752,9 @@ static void tool_result(buf *b, buf *t) {
 static void delta(buf *b, buf *t) {
     head(b, "delta");
     comma(b);
-    fmt(b, "\"index\":%u", range(0, 3));
+    bench_text_printf(b, "\"index\":%u", range(0, 3));
     unsigned k = range(1, 6);
-    for (unsigned i = 0; i < k; i++) fmt(t, "%s%s", i ? " " : "", pct(10) ? PICK(intl_words) : PICK(words));
+    for (unsigned i = 0; i < k; i++) bench_text_printf(t, "%s%s", i ? " " : "", pct(10) ? PICK(intl_words) : PICK(words));
     text_field(b, "text", t);
     end(b);
 }
@@ -823,8 +788,8 @@ static void telemetry(buf *b) {
         for (unsigned i = 0; i < dims; i++) {
             if (i) putc_(b, ',');
             double d = (unit() - 0.5) * 0.2;
-            if (pct(80)) fmt(b, "%.*f", (int)range(6, 9), d);
-            else fmt(b, "%.17g", d);
+            if (pct(80)) bench_text_printf(b, "%.*f", (int)range(6, 9), d);
+            else bench_text_printf(b, "%.17g", d);
         }
         putc_(b, ']');
     } else {
@@ -846,16 +811,16 @@ static void error_event(buf *b, buf *t) {
     comma(b);
     key(b, "error");
     int code_ = -(int)range(1, 130);
-    fmt(b, "{\"code\":%d,\"kind\":\"%s\",\"message\":", code_, pct(50) ? "tool_error" : "rate_limit");
+    bench_text_printf(b, "{\"code\":%d,\"kind\":\"%s\",\"message\":", code_, pct(50) ? "tool_error" : "rate_limit");
     const char *tool = PICK(tools);
-    fmt(t, "Tool \"%s\" failed: ENOENT <no such file> & exit code %u; ", tool, range(1, 127));
+    bench_text_printf(t, "Tool \"%s\" failed: ENOENT <no such file> & exit code %u; ", tool, range(1, 127));
     sentence(t);
-    if (pct(30)) puts_(t, "\nTraceback (most recent call last):\n  File \"/app/agent.py\", line 42, in run\n    raise RuntimeError(msg)\n");
-    if (pct(10)) put(t, "NUL\0byte", 8); /* JSON allows \u0000 */
+    if (pct(30)) bench_text_puts(t, "\nTraceback (most recent call last):\n  File \"/app/agent.py\", line 42, in run\n    raise RuntimeError(msg)\n");
+    if (pct(10)) bench_text_add(t, "NUL\0byte", 8); /* JSON allows \u0000 */
     jstr(b, t->p, t->n);
     t->n = 0;
-    if (pct(20)) puts_(b, ",\"raw\":\"lone \\udc00 and \\ud83d surrogates\"");
-    fmt(b, ",\"retryable\":%s,\"retry_after\":", pct(50) ? "true" : "false");
+    if (pct(20)) bench_text_puts(b, ",\"raw\":\"lone \\udc00 and \\ud83d surrogates\"");
+    bench_text_printf(b, ",\"retryable\":%s,\"retry_after\":", pct(50) ? "true" : "false");
     number(b);
     putc_(b, '}');
     end(b);
@@ -867,8 +832,8 @@ static void deep(buf *b) {
     key(b, "definition");
     unsigned d = range(20, 60);
     for (unsigned i = 0; i < d; i++) {
-        if (i % 2) fmt(b, "[%u,", i);
-        else fmt(b, "{\"level\":%u,\"child\":", i);
+        if (i % 2) bench_text_printf(b, "[%u,", i);
+        else bench_text_printf(b, "{\"level\":%u,\"child\":", i);
     }
     jlit(b, "bottom");
     for (unsigned i = d; i-- > 0;) putc_(b, i % 2 ? ']' : '}');

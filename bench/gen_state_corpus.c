@@ -18,60 +18,24 @@
  * which are two UTF-16 units in JavaScript), markup and escapes.
  * Contents are sized so the whole file comes out near MEGABYTES (the
  * generator runs a few times from the same seed to find their scale). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime in bench_util.h */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 static uint64_t rng = 0x5EED0003F00DCAFEull;
 
-static uint64_t rnd(void) { /* xorshift64* */
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545F4914F6CDD1Dull;
-}
+static uint64_t rnd(void) { return bench_xorshift(&rng); }
 static unsigned below(unsigned n) { return (unsigned)((rnd() >> 11) % n); }
 static int pct(unsigned p) { return below(100) < p; }
 static unsigned range(unsigned lo, unsigned hi) { return lo + below(hi - lo + 1); }
 #define PICK(a) (a[below((unsigned)(sizeof(a) / sizeof(a[0])))])
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-
-static void put(buf *b, const char *s, size_t n) {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->n + n + 1) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            perror("gen_state_corpus: realloc");
-            exit(1);
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
-static void fmt(buf *b, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static void fmt(buf *b, const char *f, ...) {
-    char tmp[512];
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(tmp, sizeof tmp, f, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        fprintf(stderr, "gen_state_corpus: format overflow\n");
-        exit(1);
-    }
-    put(b, tmp, (size_t)n);
-}
+typedef bench_text buf;
 
 /* ---- text ------------------------------------------------------------------------- */
 
@@ -105,35 +69,35 @@ static const char *const tools[] = {"SearchEntities", "CreateProgramLead", "read
 static void sentence(buf *b) {
     unsigned n = range(5, 20);
     for (unsigned i = 0; i < n; i++) {
-        if (i) put(b, " ", 1);
+        if (i) bench_text_add(b, " ", 1);
         unsigned r = below(1000);
         if (r < 45) {
-            puts_(b, PICK(intl));
+            bench_text_puts(b, PICK(intl));
         } else if (r < 55) {
             const char *w = PICK(words);
-            fmt(b, "\"%s\"", w);
+            bench_text_printf(b, "\"%s\"", w);
         } else if (r < 60) {
-            puts_(b, PICK(((const char *const[]){"&", "<", ">", "\\", "/", "'"})));
+            bench_text_puts(b, PICK(((const char *const[]){"&", "<", ">", "\\", "/", "'"})));
         } else if (r < 68) {
-            fmt(b, "%u", range(0, 50000));
+            bench_text_printf(b, "%u", range(0, 50000));
         } else {
             const char *w = PICK(words);
             if (i == 0 && w[0] >= 'a' && w[0] <= 'z') {
                 char c = (char)(w[0] - 32);
-                put(b, &c, 1);
-                puts_(b, w + 1);
+                bench_text_add(b, &c, 1);
+                bench_text_puts(b, w + 1);
             } else {
-                puts_(b, w);
+                bench_text_puts(b, w);
             }
         }
     }
-    puts_(b, pct(85) ? "." : "?");
+    bench_text_puts(b, pct(85) ? "." : "?");
 }
 
 static void paragraph(buf *b) {
     unsigned n = range(2, 7);
     for (unsigned i = 0; i < n; i++) {
-        if (i) put(b, " ", 1);
+        if (i) bench_text_add(b, " ", 1);
         sentence(b);
     }
 }
@@ -151,70 +115,70 @@ static void text(buf *b, unsigned kind, size_t target) {
     switch (kind) {
     case 0: /* markdown */
         while (b->n - start < target) {
-            if (b->n > start) puts_(b, "\n\n");
+            if (b->n > start) bench_text_puts(b, "\n\n");
             unsigned r = below(10);
             if (r == 0) {
-                puts_(b, "## ");
+                bench_text_puts(b, "## ");
                 sentence(b);
             } else if (r == 1) {
                 for (unsigned k = range(2, 5); k > 0; k--) {
-                    puts_(b, "- ");
+                    bench_text_puts(b, "- ");
                     sentence(b);
-                    puts_(b, "\n");
+                    bench_text_puts(b, "\n");
                 }
             } else if (r == 2) {
-                puts_(b, "```python\n");
+                bench_text_puts(b, "```python\n");
                 for (unsigned k = range(2, 8); k > 0; k--) {
-                    puts_(b, PICK(code_lines));
-                    puts_(b, "\n");
+                    bench_text_puts(b, PICK(code_lines));
+                    bench_text_puts(b, "\n");
                 }
-                puts_(b, "```");
+                bench_text_puts(b, "```");
             } else {
                 paragraph(b);
             }
         }
         break;
     case 1: /* html */
-        puts_(b, "<!DOCTYPE html>\n<html><head><title>");
+        bench_text_puts(b, "<!DOCTYPE html>\n<html><head><title>");
         sentence(b);
-        puts_(b, "</title></head>\n<body>\n");
+        bench_text_puts(b, "</title></head>\n<body>\n");
         while (b->n - start < target) {
             unsigned page = range(1, 99);
-            fmt(b, "<p class=\"c\">See <a href=\"/docs?page=%u&amp;lang=en\">docs</a>: ", page);
+            bench_text_printf(b, "<p class=\"c\">See <a href=\"/docs?page=%u&amp;lang=en\">docs</a>: ", page);
             paragraph(b);
-            puts_(b, "</p>\n");
+            bench_text_puts(b, "</p>\n");
         }
-        puts_(b, "</body></html>");
+        bench_text_puts(b, "</body></html>");
         break;
     case 2: /* shell output */
         while (b->n - start < target) {
             unsigned r = below(4);
             if (r == 0) {
                 unsigned ms = range(1, 900);
-                fmt(b, "\x1b[32mPASS\x1b[0m tests/%s.c (%u ms)\n", PICK(words), ms);
+                bench_text_printf(b, "\x1b[32mPASS\x1b[0m tests/%s.c (%u ms)\n", PICK(words), ms);
             } else if (r == 1) {
                 unsigned size = range(10, 999999);
-                fmt(b, "-rw-r--r--\t1 dev dev %7u Jan 16 %s.json\n", size, PICK(words));
+                bench_text_printf(b, "-rw-r--r--\t1 dev dev %7u Jan 16 %s.json\n", size, PICK(words));
             } else {
                 sentence(b);
-                puts_(b, "\n");
+                bench_text_puts(b, "\n");
             }
         }
         break;
     case 3: /* code */
         while (b->n - start < target) {
-            puts_(b, PICK(code_lines));
-            puts_(b, "\n");
+            bench_text_puts(b, PICK(code_lines));
+            bench_text_puts(b, "\n");
         }
         break;
     default: /* JSON rows as text */
-        puts_(b, "{\"rows\":[");
+        bench_text_puts(b, "{\"rows\":[");
         while (b->n - start < target) {
             unsigned id = range(1, 99999);
             const char *w1 = PICK(intl), *w2 = PICK(words);
-            fmt(b, "{\"id\":%u,\"name\":\"%s %s\",\"score\":0.%02u},", id, w1, w2, range(0, 99));
+            bench_text_printf(b, "{\"id\":%u,\"name\":\"%s %s\",\"score\":0.%02u},", id, w1, w2, range(0, 99));
         }
-        puts_(b, "{}]}");
+        bench_text_puts(b, "{}]}");
         break;
     }
 }
@@ -222,51 +186,51 @@ static void text(buf *b, unsigned kind, size_t target) {
 /* A JSON string literal; non-ASCII raw, except that a few BMP characters are
  * written as \u escapes. */
 static void jstr(buf *b, const char *s, size_t n) {
-    put(b, "\"", 1);
+    bench_text_add(b, "\"", 1);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
-        case '"': puts_(b, "\\\""); break;
-        case '\\': puts_(b, "\\\\"); break;
-        case '\n': puts_(b, "\\n"); break;
-        case '\r': puts_(b, "\\r"); break;
-        case '\t': puts_(b, "\\t"); break;
+        case '"': bench_text_puts(b, "\\\""); break;
+        case '\\': bench_text_puts(b, "\\\\"); break;
+        case '\n': bench_text_puts(b, "\\n"); break;
+        case '\r': bench_text_puts(b, "\\r"); break;
+        case '\t': bench_text_puts(b, "\\t"); break;
         default:
             if (c < 0x20) {
-                fmt(b, "\\u%04x", c);
+                bench_text_printf(b, "\\u%04x", c);
             } else if ((c & 0xF0) == 0xE0 && i + 2 < n && below(100) < 10) {
                 unsigned cp = ((c & 0x0Fu) << 12) | (((unsigned char)s[i + 1] & 0x3Fu) << 6) |
                               ((unsigned char)s[i + 2] & 0x3Fu);
-                fmt(b, "\\u%04x", cp);
+                bench_text_printf(b, "\\u%04x", cp);
                 i += 2;
             } else {
-                put(b, s + i, 1);
+                bench_text_add(b, s + i, 1);
             }
         }
     }
-    put(b, "\"", 1);
+    bench_text_add(b, "\"", 1);
 }
 
 static void hexid(buf *b, const char *prefix, unsigned n) {
     static const char hex[] = "0123456789abcdef";
-    puts_(b, prefix);
-    for (unsigned i = 0; i < n; i++) put(b, &hex[below(16)], 1);
+    bench_text_puts(b, prefix);
+    for (unsigned i = 0; i < n; i++) bench_text_add(b, &hex[below(16)], 1);
 }
 
 static void uuid(buf *b) {
-    put(b, "\"", 1);
+    bench_text_add(b, "\"", 1);
     hexid(b, "", 8);
     hexid(b, "-", 4);
     hexid(b, "-4", 3);
     hexid(b, "-a", 3);
     hexid(b, "-", 12);
-    put(b, "\"", 1);
+    bench_text_add(b, "\"", 1);
 }
 
 static void base64(buf *b, size_t n) {
     static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (size_t i = 0; i < n; i++) put(b, &b64[below(64)], 1);
-    puts_(b, "==");
+    for (size_t i = 0; i < n; i++) bench_text_add(b, &b64[below(64)], 1);
+    bench_text_puts(b, "==");
 }
 
 /* ---- the state ---------------------------------------------------------------- */
@@ -284,11 +248,11 @@ static double scale = 1.0; /* calibrated so that the file comes out near MEGABYT
 static size_t per_message(void) { return (size_t)(scale * (double)target_bytes / (double)target_msgs); }
 
 static void msg_begin(const char *role) {
-    if (nmsgs++) puts_(&msgs, ",\n");
-    fmt(&msgs, "{\"role\":\"%s\",\"content\":", role);
+    if (nmsgs++) bench_text_puts(&msgs, ",\n");
+    bench_text_printf(&msgs, "{\"role\":\"%s\",\"content\":", role);
 }
 
-static void metadata_key(void) { puts_(&msgs, pct(85) ? ",\"_metadata\":" : ",\"metadata\":"); }
+static void metadata_key(void) { bench_text_puts(&msgs, pct(85) ? ",\"_metadata\":" : ",\"metadata\":"); }
 
 static void content_text(unsigned kind, size_t len) {
     t.n = 0;
@@ -304,13 +268,13 @@ static void user_message(void) {
     size_t avg = per_message();
     if (pct(3)) { /* a message with an image */
         msg_begin("user");
-        puts_(&msgs, "[{\"type\":\"text\",\"text\":");
+        bench_text_puts(&msgs, "[{\"type\":\"text\",\"text\":");
         t.n = 0;
         sentence(&t);
         jstr(&msgs, t.p, t.n);
-        puts_(&msgs, "},{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,");
+        bench_text_puts(&msgs, "},{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,");
         base64(&msgs, scaled(avg, 200, 800));
-        puts_(&msgs, "\",\"detail\":\"auto\"}}]");
+        bench_text_puts(&msgs, "\",\"detail\":\"auto\"}}]");
     } else {
         msg_begin("user");
         content_text(0, scaled(avg, 10, 60));
@@ -318,44 +282,44 @@ static void user_message(void) {
     if (pct(50)) {
         metadata_key();
         unsigned ts = 1768557600u + (unsigned)nmsgs * 7u;
-        fmt(&msgs, "{\"source\":\"web\",\"received_at\":%u,\"locale\":\"fr-FR\"}", ts);
+        bench_text_printf(&msgs, "{\"source\":\"web\",\"received_at\":%u,\"locale\":\"fr-FR\"}", ts);
     }
-    puts_(&msgs, "}");
+    bench_text_puts(&msgs, "}");
 }
 
 static void step(const call *calls, unsigned ncalls, const char *content, size_t content_len, int final) {
-    if (nsteps++) puts_(&steps, ",\n");
-    puts_(&steps, "{");
-    if (pct(80)) fmt(&steps, "\"step_number\":%zu,", nsteps);
+    if (nsteps++) bench_text_puts(&steps, ",\n");
+    bench_text_puts(&steps, "{");
+    if (pct(80)) bench_text_printf(&steps, "\"step_number\":%zu,", nsteps);
     const char *type = final ? "final" : (pct(3) ? "error" : "tool_execution");
     const char *finish = final ? (pct(90) ? "stop" : "length") : "tool_calls";
-    fmt(&steps, "\"type\":\"%s\",\"has_tool_calls\":%s,\"finish_reason\":\"%s\",", type, ncalls ? "true" : "false",
+    bench_text_printf(&steps, "\"type\":\"%s\",\"has_tool_calls\":%s,\"finish_reason\":\"%s\",", type, ncalls ? "true" : "false",
         finish);
-    if (!strcmp(type, "error")) puts_(&steps, "\"errors\":[{\"message\":\"Tool failed: timeout after 30 s\",\"code\":504}],");
-    else if (pct(50)) puts_(&steps, "\"errors\":[],");
-    else puts_(&steps, "\"errors\":0,");
+    if (!strcmp(type, "error")) bench_text_puts(&steps, "\"errors\":[{\"message\":\"Tool failed: timeout after 30 s\",\"code\":504}],");
+    else if (pct(50)) bench_text_puts(&steps, "\"errors\":[],");
+    else bench_text_puts(&steps, "\"errors\":0,");
     unsigned prompt = range(1000, 120000), completion = range(10, 4000);
-    fmt(&steps, "\"usage\":{\"prompt\":%u,\"completion\":%u,\"total\":%u},", prompt, completion, prompt + completion);
+    bench_text_printf(&steps, "\"usage\":{\"prompt\":%u,\"completion\":%u,\"total\":%u},", prompt, completion, prompt + completion);
     unsigned dur = range(100, 90000), frac = range(0, 9);
-    fmt(&steps, "\"duration_ms\":%u.%u,\"tool_calls\":[", dur, frac);
+    bench_text_printf(&steps, "\"duration_ms\":%u.%u,\"tool_calls\":[", dur, frac);
     for (unsigned i = 0; i < ncalls; i++) {
-        if (i) puts_(&steps, ",");
-        if (pct(50)) fmt(&steps, "{\"id\":\"%s\",\"name\":\"%s\",\"arguments\":{\"query\":\"%s\"}}", calls[i].id,
+        if (i) bench_text_puts(&steps, ",");
+        if (pct(50)) bench_text_printf(&steps, "{\"id\":\"%s\",\"name\":\"%s\",\"arguments\":{\"query\":\"%s\"}}", calls[i].id,
                          calls[i].tool, PICK(words));
-        else fmt(&steps, "{\"id\":\"%s\",\"function\":{\"name\":\"%s\",\"arguments\":\"{}\"}}", calls[i].id, calls[i].tool);
+        else bench_text_printf(&steps, "{\"id\":\"%s\",\"function\":{\"name\":\"%s\",\"arguments\":\"{}\"}}", calls[i].id, calls[i].tool);
     }
     /* the provider's raw response, which the snapshot leaves out */
-    puts_(&steps, "],\"raw_response\":{\"id\":\"chatcmpl-");
+    bench_text_puts(&steps, "],\"raw_response\":{\"id\":\"chatcmpl-");
     hexid(&steps, "", 24);
-    fmt(&steps, "\",\"object\":\"chat.completion\",\"created\":%zu,\"model\":\"gpt-4o-2024-08-06\","
+    bench_text_printf(&steps, "\",\"object\":\"chat.completion\",\"created\":%zu,\"model\":\"gpt-4o-2024-08-06\","
                 "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":",
         (size_t)1768557600u + nsteps * 11);
     jstr(&steps, content, content_len);
-    fmt(&steps, "},\"finish_reason\":\"%s\",\"logprobs\":null}],\"usage\":{\"prompt_tokens\":%u,"
+    bench_text_printf(&steps, "},\"finish_reason\":\"%s\",\"logprobs\":null}],\"usage\":{\"prompt_tokens\":%u,"
                 "\"completion_tokens\":%u,\"total_tokens\":%u},\"system_fingerprint\":\"fp_",
         finish, prompt, completion, prompt + completion);
     hexid(&steps, "", 10);
-    puts_(&steps, "\"}}");
+    bench_text_puts(&steps, "\"}}");
 }
 
 static void turn(void) {
@@ -370,27 +334,27 @@ static void turn(void) {
         t.n = 0;
         if (pct(60)) sentence(&t);
         buf said = {0};
-        put(&said, t.p ? t.p : "", t.n);
+        bench_text_add(&said, t.p ? t.p : "", t.n);
         msg_begin("assistant");
         jstr(&msgs, said.p ? said.p : "", said.n);
         metadata_key();
-        puts_(&msgs, "{\"tool_calls\":[");
+        bench_text_puts(&msgs, "{\"tool_calls\":[");
         for (unsigned i = 0; i < ncalls; i++) {
             t.n = 0;
             hexid(&t, "call_", 24);
             snprintf(calls[i].id, sizeof calls[i].id, "%s", t.p);
             calls[i].tool = PICK(tools);
-            if (i) puts_(&msgs, ",");
-            fmt(&msgs, "{\"id\":\"%s\",\"type\":\"function\",\"function\":{\"name\":\"%s\",\"arguments\":", calls[i].id,
+            if (i) bench_text_puts(&msgs, ",");
+            bench_text_printf(&msgs, "{\"id\":\"%s\",\"type\":\"function\",\"function\":{\"name\":\"%s\",\"arguments\":", calls[i].id,
                 calls[i].tool);
             t.n = 0;
             const char *w1 = PICK(words), *w2 = PICK(intl);
-            fmt(&t, "{\"query\":\"%s %s\",\"limit\":%u,\"filters\":{\"types\":[\"program\",\"lead\"]}}", w1, w2,
+            bench_text_printf(&t, "{\"query\":\"%s %s\",\"limit\":%u,\"filters\":{\"types\":[\"program\",\"lead\"]}}", w1, w2,
                 range(1, 50));
             jstr(&msgs, t.p, t.n);
-            puts_(&msgs, "}}");
+            bench_text_puts(&msgs, "}}");
         }
-        puts_(&msgs, "]}}");
+        bench_text_puts(&msgs, "]}}");
         step(calls, ncalls, said.p ? said.p : "", said.n, 0);
         free(said.p);
         /* one tool message per call */
@@ -399,21 +363,21 @@ static void turn(void) {
             unsigned kind = 1 + below(4);
             content_text(kind, scaled(avg, 60, 340));
             metadata_key();
-            fmt(&msgs, "{\"tool_call_id\":\"%s\",\"tool_name\":\"%s\"}}", calls[i].id, calls[i].tool);
+            bench_text_printf(&msgs, "{\"tool_call_id\":\"%s\",\"tool_name\":\"%s\"}}", calls[i].id, calls[i].tool);
         }
     }
     if (nmsgs < target_msgs) { /* the final answer */
         t.n = 0;
         text(&t, 0, scaled(per_message(), 40, 250));
         buf said = {0};
-        put(&said, t.p, t.n);
+        bench_text_add(&said, t.p, t.n);
         msg_begin("assistant");
         jstr(&msgs, said.p, said.n);
         if (pct(30)) {
             metadata_key();
-            puts_(&msgs, "{}");
+            bench_text_puts(&msgs, "{}");
         }
-        puts_(&msgs, "}");
+        bench_text_puts(&msgs, "}");
         step(NULL, 0, said.p, said.n, 1);
         free(said.p);
     }
@@ -439,26 +403,26 @@ int main(int argc, char **argv) {
         nmsgs = nsteps = 0;
         msg_begin("system");
         content_text(0, 3000);
-        puts_(&msgs, "}");
+        bench_text_puts(&msgs, "}");
         while (nmsgs < target_msgs) turn();
         scale *= (double)target_bytes / (double)(msgs.n + steps.n + 1000);
     }
 
     buf head = {0};
-    puts_(&head, "{\"agent_id\":");
+    bench_text_puts(&head, "{\"agent_id\":");
     uuid(&head);
-    puts_(&head, ",\"parent_agent_id\":");
+    bench_text_puts(&head, ",\"parent_agent_id\":");
     uuid(&head);
-    fmt(&head, ",\"status\":\"in_progress\",\"step_count\":%zu,", nsteps);
+    bench_text_printf(&head, ",\"status\":\"in_progress\",\"step_count\":%zu,", nsteps);
     unsigned prompt = range(10000000, 90000000), completion = range(100000, 900000);
-    fmt(&head, "\"usage\":{\"prompt\":%u,\"completion\":%u,\"total\":%u,\"cache_read\":%u},", prompt, completion,
+    bench_text_printf(&head, "\"usage\":{\"prompt\":%u,\"completion\":%u,\"total\":%u,\"cache_read\":%u},", prompt, completion,
         prompt + completion, range(0, 1000000));
     /* two time forms: RFC 3339 with an offset and a fraction, and epoch seconds */
-    puts_(&head, "\"execution\":{\"started_at\":\"2026-01-16T11:00:00.250+01:00\",\"updated_at\":1768563912.75,"
+    bench_text_puts(&head, "\"execution\":{\"started_at\":\"2026-01-16T11:00:00.250+01:00\",\"updated_at\":1768563912.75,"
                  "\"cumulative_seconds\":5312.875},\n\"messages\":[\n");
 
     buf tail = {0};
-    puts_(&tail, "],\n\"last_continuation\":{\"should_continue\":true,\"stop_reason\":\"completed\","
+    bench_text_puts(&tail, "],\n\"last_continuation\":{\"should_continue\":true,\"stop_reason\":\"completed\","
                  "\"resolved_by\":\"ToolCallPresenceCheck\",\"evaluations\":[{\"criterion\":\"StepsLimit\","
                  "\"decision\":\"allow\",\"reason\":\"Step 12 of 20\"}]},\n"
                  "\"metadata\":{\"tenant\":\"acme-é\",\"session_id\":\"s_42\",\"tags\":[\"beta\",\"529-plan\"],"

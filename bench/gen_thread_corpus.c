@@ -18,59 +18,26 @@
  *
  * With APPEND_EVENT.json, also writes the one event (an assistant message of
  * about 2 KB, one line) that the append benchmark adds to a thread. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime in bench_util.h */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 /* ---- deterministic randomness ------------------------------------------- */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
-static uint64_t rnd(void) { /* xorshift64* */
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1Dull;
-}
+static uint64_t rnd(void) { return bench_xorshift(&rng_state); }
 static unsigned below(unsigned n) { return (unsigned)((rnd() >> 11) % n); }
 static int chance(unsigned percent) { return below(100) < percent; }
 static unsigned between(unsigned lo, unsigned hi) { return lo + below(hi - lo + 1); }
 #define PICK(arr) (arr[below(sizeof(arr) / sizeof(arr[0]))])
 
-/* ---- a growable text buffer ---------------------------------------------- */
-
-typedef struct sb {
-    char *p;
-    size_t n, cap;
-} sb;
-
-static void sb_add(sb *b, const char *s, size_t n) {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n + 1) cap *= 2;
-        b->p = realloc(b->p, cap);
-        if (!b->p) {
-            perror("realloc");
-            exit(1);
-        }
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-static void sb_puts(sb *b, const char *s) { sb_add(b, s, strlen(s)); }
-static void sb_printf(sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sb *b, const char *fmt, ...) {
-    char tmp[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    sb_add(b, tmp, (size_t)n);
-}
+typedef bench_text sb;
 
 /* ---- prose ---------------------------------------------------------------- */
 
@@ -120,45 +87,45 @@ static void prose_sentence(sb *b) {
     unsigned n = between(6, 24);
     for (unsigned i = 0; i < n; i++) {
         const char *w = PICK(words);
-        if (i) sb_add(b, " ", 1);
+        if (i) bench_text_add(b, " ", 1);
         unsigned r = below(1000);
         if (r < 12) {
-            sb_puts(b, PICK(unicode_words));
+            bench_text_puts(b, PICK(unicode_words));
             continue;
         }
         if (r < 30) {
-            sb_printf(b, "`%s`", PICK(identifiers));
+            bench_text_printf(b, "`%s`", PICK(identifiers));
             continue;
         }
         if (r < 36) {
-            sb_printf(b, "\"%s %s\"", PICK(words), PICK(words));
+            bench_text_printf(b, "\"%s %s\"", PICK(words), PICK(words));
             continue;
         }
         if (r < 40) {
-            sb_puts(b, chance(50) ? "&" : (chance(50) ? "<" : ">"));
+            bench_text_puts(b, chance(50) ? "&" : (chance(50) ? "<" : ">"));
             continue;
         }
         if (r < 46) {
-            sb_printf(b, "%u", between(2, 5000));
+            bench_text_printf(b, "%u", between(2, 5000));
             continue;
         }
         if (i == 0) {
             char first[64];
             snprintf(first, sizeof first, "%s", w);
             if (first[0] >= 'a' && first[0] <= 'z') first[0] = (char)(first[0] - 32);
-            sb_puts(b, first);
+            bench_text_puts(b, first);
         } else {
-            sb_puts(b, w);
+            bench_text_puts(b, w);
         }
-        if (i + 1 < n && chance(8)) sb_add(b, ",", 1);
+        if (i + 1 < n && chance(8)) bench_text_add(b, ",", 1);
     }
-    sb_puts(b, chance(88) ? "." : (chance(50) ? "?" : "!"));
+    bench_text_puts(b, chance(88) ? "." : (chance(50) ? "?" : "!"));
 }
 
 static void prose_paragraph(sb *b) {
     unsigned n = between(3, 9);
     for (unsigned i = 0; i < n; i++) {
-        if (i) sb_add(b, " ", 1);
+        if (i) bench_text_add(b, " ", 1);
         prose_sentence(b);
     }
 }
@@ -207,12 +174,12 @@ static const char *const js_lines[] = {
 };
 
 static void code_block(sb *b, const char *lang, const char *const *lines, size_t nlines, unsigned n) {
-    if (lang) sb_printf(b, "```%s\n", lang);
+    if (lang) bench_text_printf(b, "```%s\n", lang);
     for (unsigned i = 0; i < n; i++) {
-        sb_puts(b, lines[below((unsigned)nlines)]);
-        sb_add(b, "\n", 1);
+        bench_text_puts(b, lines[below((unsigned)nlines)]);
+        bench_text_add(b, "\n", 1);
     }
-    if (lang) sb_puts(b, "```");
+    if (lang) bench_text_puts(b, "```");
 }
 
 static void some_code(sb *b, int fenced, unsigned n) {
@@ -225,17 +192,17 @@ static void some_code(sb *b, int fenced, unsigned n) {
 
 static void markdown_text(sb *b, unsigned paragraphs) {
     for (unsigned i = 0; i < paragraphs; i++) {
-        if (i) sb_puts(b, "\n\n");
+        if (i) bench_text_puts(b, "\n\n");
         unsigned r = below(100);
         if (r < 8) {
-            sb_puts(b, "## ");
+            bench_text_puts(b, "## ");
             prose_sentence(b);
         } else if (r < 18) {
             unsigned items = between(2, 6);
             for (unsigned k = 0; k < items; k++) {
-                if (k) sb_add(b, "\n", 1);
-                sb_puts(b, chance(50) ? "- " : "1. ");
-                if (chance(30)) sb_printf(b, "**%s**: ", PICK(words));
+                if (k) bench_text_add(b, "\n", 1);
+                bench_text_puts(b, chance(50) ? "- " : "1. ");
+                if (chance(30)) bench_text_printf(b, "**%s**: ", PICK(words));
                 prose_sentence(b);
             }
         } else if (r < 25) {
@@ -247,49 +214,49 @@ static void markdown_text(sb *b, unsigned paragraphs) {
 }
 
 static void html_page(sb *b, unsigned paragraphs) {
-    sb_puts(b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+    bench_text_puts(b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
     prose_sentence(b);
-    sb_puts(b, "</title></head>\n<body>\n");
+    bench_text_puts(b, "</title></head>\n<body>\n");
     for (unsigned i = 0; i < paragraphs; i++) {
         switch (below(6)) {
         case 0:
-            sb_puts(b, "<h2 class='section'>");
+            bench_text_puts(b, "<h2 class='section'>");
             prose_sentence(b);
-            sb_puts(b, "</h2>\n");
+            bench_text_puts(b, "</h2>\n");
             break;
         case 1:
-            sb_printf(b, "<p>See <a href=\"https://example.com/docs?page=%u&amp;lang=en\">the %s docs</a> &mdash; ",
+            bench_text_printf(b, "<p>See <a href=\"https://example.com/docs?page=%u&amp;lang=en\">the %s docs</a> &mdash; ",
                       between(1, 99), PICK(words));
             prose_paragraph(b);
-            sb_puts(b, "</p>\n");
+            bench_text_puts(b, "</p>\n");
             break;
         case 2:
-            sb_puts(b, "<pre><code>");
+            bench_text_puts(b, "<pre><code>");
             some_code(b, 0, between(2, 8));
-            sb_puts(b, "</code></pre>\n");
+            bench_text_puts(b, "</code></pre>\n");
             break;
         default:
-            sb_puts(b, "<p>");
+            bench_text_puts(b, "<p>");
             prose_paragraph(b);
-            sb_puts(b, "</p>\n");
+            bench_text_puts(b, "</p>\n");
             break;
         }
     }
-    sb_puts(b, "</body></html>");
+    bench_text_puts(b, "</body></html>");
 }
 
 static void shell_output(sb *b, unsigned lines) {
     for (unsigned i = 0; i < lines; i++) {
         switch (below(5)) {
-        case 0: sb_printf(b, "PASS tests/%s_%s.c (%u ms)", PICK(words), PICK(words), between(1, 900)); break;
-        case 1: sb_printf(b, "src/%s.c:%u:%u: warning: comparison of '%s' < 0 is always false", PICK(words),
+        case 0: bench_text_printf(b, "PASS tests/%s_%s.c (%u ms)", PICK(words), PICK(words), between(1, 900)); break;
+        case 1: bench_text_printf(b, "src/%s.c:%u:%u: warning: comparison of '%s' < 0 is always false", PICK(words),
                           between(1, 2000), between(1, 80), PICK(words)); break;
-        case 2: sb_printf(b, "%07x %s: %s %s", (unsigned)(rnd() & 0xfffffff), PICK(words), PICK(words), PICK(words)); break;
-        case 3: sb_printf(b, "-rw-r--r-- 1 dev dev %6u Jan %2u 12:%02u %s.json", between(10, 999999),
+        case 2: bench_text_printf(b, "%07x %s: %s %s", (unsigned)(rnd() & 0xfffffff), PICK(words), PICK(words), PICK(words)); break;
+        case 3: bench_text_printf(b, "-rw-r--r-- 1 dev dev %6u Jan %2u 12:%02u %s.json", between(10, 999999),
                           between(1, 31), between(0, 59), PICK(words)); break;
         default: prose_sentence(b); break;
         }
-        sb_puts(b, chance(3) ? "\r\n" : "\n");
+        bench_text_puts(b, chance(3) ? "\r\n" : "\n");
     }
 }
 
@@ -320,15 +287,15 @@ static void emitf(const char *fmt, ...) {
  * a BMP character is written as a \u escape, as some producers do. */
 static void emit_str(const char *s, size_t n) {
     sb b = {0};
-    sb_add(&b, "\"", 1);
+    bench_text_add(&b, "\"", 1);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
-        case '"': sb_add(&b, "\\\"", 2); break;
-        case '\\': sb_add(&b, "\\\\", 2); break;
-        case '\n': sb_add(&b, "\\n", 2); break;
-        case '\r': sb_add(&b, "\\r", 2); break;
-        case '\t': sb_add(&b, "\\t", 2); break;
+        case '"': bench_text_add(&b, "\\\"", 2); break;
+        case '\\': bench_text_add(&b, "\\\\", 2); break;
+        case '\n': bench_text_add(&b, "\\n", 2); break;
+        case '\r': bench_text_add(&b, "\\r", 2); break;
+        case '\t': bench_text_add(&b, "\\t", 2); break;
         default:
             if (c < 0x20) {
                 fprintf(stderr, "gen_thread_corpus: control character in text\n");
@@ -337,14 +304,14 @@ static void emit_str(const char *s, size_t n) {
             if ((c & 0xF0) == 0xE0 && i + 2 < n && chance(20)) {
                 unsigned cp = ((c & 0x0Fu) << 12) | (((unsigned char)s[i + 1] & 0x3Fu) << 6) |
                               ((unsigned char)s[i + 2] & 0x3Fu);
-                sb_printf(&b, "\\u%04x", cp);
+                bench_text_printf(&b, "\\u%04x", cp);
                 i += 2;
             } else {
-                sb_add(&b, (const char *)&s[i], 1);
+                bench_text_add(&b, (const char *)&s[i], 1);
             }
         }
     }
-    sb_add(&b, "\"", 1);
+    bench_text_add(&b, "\"", 1);
     emit(b.p, b.n);
     free(b.p);
 }
@@ -465,10 +432,10 @@ static void tool_result(const call *c, unsigned iteration) {
         } else {
             unsigned hits = between(3, 10);
             for (unsigned i = 0; i < hits; i++) {
-                if (i) sb_puts(&t, "\n\n");
-                sb_printf(&t, "%u. ", i + 1);
+                if (i) bench_text_puts(&t, "\n\n");
+                bench_text_printf(&t, "%u. ", i + 1);
                 prose_sentence(&t);
-                sb_printf(&t, "\nhttps://%s.example.org/%s\n", PICK(words), PICK(words));
+                bench_text_printf(&t, "\nhttps://%s.example.org/%s\n", PICK(words), PICK(words));
                 prose_paragraph(&t);
             }
         }
@@ -501,7 +468,7 @@ static void one_iteration(unsigned iteration, unsigned *session_iterations) {
             head("error");
             emits(",\"error\":");
             sb t = {0};
-            sb_printf(&t, "Tool \"%s\" failed: ENOENT <no such file> & exit code %u; it's ", calls[i].tool,
+            bench_text_printf(&t, "Tool \"%s\" failed: ENOENT <no such file> & exit code %u; it's ", calls[i].tool,
                       between(1, 127));
             prose_sentence(&t);
             emit_str(t.p, t.n);
@@ -595,7 +562,7 @@ int main(int argc, char **argv) {
         }
         sb t = {0};
         while (t.n < 1900) {
-            if (t.n) sb_puts(&t, "\n\n");
+            if (t.n) bench_text_puts(&t, "\n\n");
             prose_paragraph(&t);
         }
         emits("{\"type\":\"message\",\"role\":\"assistant\",\"content\":");
