@@ -26,36 +26,11 @@
 #include <time.h>
 
 #include "agentwire/agentwire.h"
+#include "bench_util.h"
 
 #define ITER 4000
 #define BATCHES 7
 #define TARGET_BYTES 10240
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void oom(void) {
-    fprintf(stderr, "bench_contract: out of memory\n");
-    exit(1);
-}
-
-static void put(aw_buf *b, const char *s) {
-    if (aw_buf_append_str(b, s)) oom();
-}
-
-#define PUTF(b, ...)                                \
-    do {                                            \
-        if (aw_buf_printf((b), __VA_ARGS__)) oom(); \
-    } while (0)
 
 /* The sentences the response is made of, already XML-escaped. */
 static const char *const sentences[] = {
@@ -93,39 +68,31 @@ static size_t response_bytes; /* the escaped text of <response> */
 static void make_document(aw_buf *b) {
     aw_buf tail;
     aw_buf_init(&tail, NULL);
-    put(&tail, "</response>\n  <analysis>\n");
+    bench_put(&tail, "</response>\n  <analysis>\n");
     for (int s = 0; s < 3; s++) {
-        PUTF(&tail, "    <subject name=\"%s\" description=\"%s\" isNew=\"%s\">\n", subject_names[s], subject_descs[s],
+        BENCH_PUTF(&tail, "    <subject name=\"%s\" description=\"%s\" isNew=\"%s\">\n", subject_names[s], subject_descs[s],
              s == 1 ? "false" : "true");
         for (int k = 0; k < 10; k++)
-            PUTF(&tail, "      <keyword term=\"%s\" confidence=\"0.%02d\" />\n", terms[s * 10 + k], 95 - 3 * k);
-        put(&tail, "    </subject>\n");
+            BENCH_PUTF(&tail, "      <keyword term=\"%s\" confidence=\"0.%02d\" />\n", terms[s * 10 + k], 95 - 3 * k);
+        bench_put(&tail, "    </subject>\n");
     }
-    put(&tail, "    <summaryUpdate>User asked how much to save for college. Assistant explained 529 plans, their tax "
+    bench_put(&tail, "    <summaryUpdate>User asked how much to save for college. Assistant explained 529 plans, their tax "
                "advantages &amp; fees, state deductions, aid rules and alternatives, and said the target depends on the "
                "children&apos;s ages and expected costs.</summaryUpdate>\n  </analysis>\n</llmResponse>\n");
     aw_buf_clear(b);
-    put(b, "<llmResponse>\n  <response>");
+    bench_put(b, "<llmResponse>\n  <response>");
     /* prose up to the size, whole sentences, a paragraph break now and then */
     size_t i = 0;
     while (b->len + tail.len + 1 < TARGET_BYTES) {
         const char *s = sentences[i % (sizeof sentences / sizeof sentences[0])];
         if (b->len + tail.len + strlen(s) + 1 >= TARGET_BYTES) break;
-        if (i) put(b, i % 5 == 0 ? "\n\n" : " ");
-        put(b, s);
+        if (i) bench_put(b, i % 5 == 0 ? "\n\n" : " ");
+        bench_put(b, s);
         i++;
     }
     response_bytes = b->len - strlen("<llmResponse>\n  <response>");
-    if (aw_buf_append(b, tail.data, tail.len)) oom();
+    if (aw_buf_append(b, tail.data, tail.len)) bench_oom();
     aw_buf_free(&tail);
-}
-
-static void write_file(const char *path, const char *p, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {
-        perror(path);
-        exit(1);
-    }
 }
 
 int main(int argc, char **argv) {
@@ -138,7 +105,7 @@ int main(int argc, char **argv) {
     aw_buf_init(&xml, NULL);
     make_document(&xml);
     snprintf(path, sizeof path, "%s/llmResponse-10KB.xml", argv[1]);
-    write_file(path, xml.data, xml.len);
+    bench_write_file(path, xml.data, xml.len);
 
     aw_error err;
     aw_contract *c = NULL;
@@ -164,16 +131,16 @@ int main(int argc, char **argv) {
     }
     aw_buf json;
     aw_buf_init(&json, NULL);
-    if (aw_json_write(aw_json_doc_root(doc), NULL, &json, &err)) oom();
+    if (aw_json_write(aw_json_doc_root(doc), NULL, &json, &err)) bench_oom();
     aw_json_doc_free(doc);
     snprintf(path, sizeof path, "%s/llmResponse-aw.json", argv[1]);
-    write_file(path, json.data, json.len);
+    bench_write_file(path, json.data, json.len);
 
     /* parse: to the typed JSON result */
     double best = 1e30, best_cpu = 1e30;
     for (int k = 0; k < BATCHES; k++) {
-        double c0 = cpu_now();
-        double t0 = now();
+        double c0 = bench_cpu_now();
+        double t0 = bench_now();
         for (int i = 0; i < ITER; i++) {
             aw_json_doc *d = NULL;
             if (aw_contract_parse(c, xml.data, xml.len, NULL, &d, &err)) {
@@ -182,7 +149,7 @@ int main(int argc, char **argv) {
             }
             aw_json_doc_free(d);
         }
-        double t = (now() - t0) / ITER, cpu = (cpu_now() - c0) / ITER;
+        double t = (bench_now() - t0) / ITER, cpu = (bench_cpu_now() - c0) / ITER;
         if (t < best) best = t;
         if (cpu < best_cpu) best_cpu = cpu;
     }
@@ -195,7 +162,7 @@ int main(int argc, char **argv) {
     /* validate only */
     best = 1e30;
     for (int k = 0; k < BATCHES; k++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (int i = 0; i < ITER; i++) {
             if (aw_contract_validate(c, xml.data, xml.len, NULL, &issues, &nissues, &err)) {
                 fprintf(stderr, "bench_contract: validate failed\n");
@@ -203,7 +170,7 @@ int main(int argc, char **argv) {
             }
             aw_free(NULL, issues);
         }
-        double t = (now() - t0) / ITER;
+        double t = (bench_now() - t0) / ITER;
         if (t < best) best = t;
     }
     printf("aw.validate.us %.3f\n", best * 1e6);

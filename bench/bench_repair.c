@@ -44,56 +44,22 @@
 #include <time.h>
 
 #include "agentwire/agentwire.h"
+#include "bench_util.h"
 
 /* Passes over the corpus: at least MIN_REPS, more until a second is spent
  * (up to MAX_REPS); the best counts. */
 #define MIN_REPS 5
 #define MAX_REPS 25
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+typedef bench_rng rng;
 
-static double cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void oom(void) {
-    fprintf(stderr, "bench_repair: out of memory\n");
-    exit(1);
-}
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t next64(rng *r) {
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static unsigned rnd(rng *r, unsigned n) { return (unsigned)(next64(r) % n); }
+static unsigned rnd(rng *r, unsigned n) { return (unsigned)(bench_splitmix(r) % n); }
 static int chance(rng *r, unsigned percent) { return rnd(r, 100) < percent; }
 #define PICK(r, arr) (arr[rnd((r), (unsigned)(sizeof(arr) / sizeof(arr[0])))])
 
-static void put(aw_buf *b, const char *s) {
-    if (aw_buf_append_str(b, s)) oom();
-}
-
 static void putc1(aw_buf *b, char c) {
-    if (aw_buf_putc(b, c)) oom();
+    if (aw_buf_putc(b, c)) bench_oom();
 }
-
-#define PUTF(b, ...)                                \
-    do {                                            \
-        if (aw_buf_printf((b), __VA_ARGS__)) oom(); \
-    } while (0)
 
 /* The kinds, in the order of enum aw_json_repair_step. */
 enum {
@@ -125,10 +91,10 @@ static int has(const gen *g, int k) { return (g->kinds >> k) & 1u; }
 /* Blank between tokens; sometimes a comment. */
 static void ws(gen *g) {
     if (has(g, K_COMMENTS) && chance(g->r, 12)) {
-        if (chance(g->r, 50)) put(g->b, " // the model explains itself here\n");
-        else put(g->b, " /* note: see above */ ");
+        if (chance(g->r, 50)) bench_put(g->b, " // the model explains itself here\n");
+        else bench_put(g->b, " /* note: see above */ ");
     } else if (chance(g->r, 30)) {
-        put(g->b, " ");
+        bench_put(g->b, " ");
     }
 }
 
@@ -140,10 +106,10 @@ static void string_body(gen *g, char quote) {
             else putc1(g->b, ' ');
         }
         unsigned k = rnd(g->r, 100);
-        if (quote == '"' && k < 3) put(g->b, "\\\"quoted\\\"");
-        else if (quote == '"' && k < 5) put(g->b, "line\\nbreak");
-        else if (quote == '"' && k < 6) put(g->b, "\\u00e9t\\u00e9");
-        else put(g->b, PICK(g->r, words));
+        if (quote == '"' && k < 3) bench_put(g->b, "\\\"quoted\\\"");
+        else if (quote == '"' && k < 5) bench_put(g->b, "line\\nbreak");
+        else if (quote == '"' && k < 6) bench_put(g->b, "\\u00e9t\\u00e9");
+        else bench_put(g->b, PICK(g->r, words));
     }
 }
 
@@ -151,7 +117,7 @@ static void string(gen *g) {
     if (has(g, K_ESCAPES) && chance(g->r, 15)) {
         static const char *const bad[] = {"\"C:\\Program Files\\App\\data.txt\"", "\"D:\\Users\\me\\Desktop\"",
                                           "\"match \\d+ digits then \\s spaces\"", "\"He said \"hi\" to me\""};
-        put(g->b, PICK(g->r, bad));
+        bench_put(g->b, PICK(g->r, bad));
         return;
     }
     char q = has(g, K_SINGLE) && chance(g->r, 60) ? '\'' : '"';
@@ -162,24 +128,24 @@ static void string(gen *g) {
 
 static void key(gen *g) {
     const char *k = PICK(g->r, keys);
-    if (has(g, K_UNQUOTED) && chance(g->r, 60)) put(g->b, k);
-    else if (has(g, K_SINGLE) && chance(g->r, 50)) PUTF(g->b, "'%s'", k);
-    else PUTF(g->b, "\"%s\"", k);
+    if (has(g, K_UNQUOTED) && chance(g->r, 60)) bench_put(g->b, k);
+    else if (has(g, K_SINGLE) && chance(g->r, 50)) BENCH_PUTF(g->b, "'%s'", k);
+    else BENCH_PUTF(g->b, "\"%s\"", k);
 }
 
 static void literal(gen *g) {
     static const char *const js[] = {"true", "false", "null"};
     static const char *const py[] = {"True", "False", "None"};
     unsigned w = rnd(g->r, 3);
-    put(g->b, has(g, K_PYTHON) && chance(g->r, 70) ? py[w] : js[w]);
+    bench_put(g->b, has(g, K_PYTHON) && chance(g->r, 70) ? py[w] : js[w]);
 }
 
 static void number(gen *g) {
     switch (rnd(g->r, 4)) {
-    case 0: PUTF(g->b, "%u", rnd(g->r, 1000)); break;
-    case 1: PUTF(g->b, "-%u", rnd(g->r, 100000)); break;
-    case 2: PUTF(g->b, "%u.%02u", rnd(g->r, 100), rnd(g->r, 100)); break;
-    default: PUTF(g->b, "%ue%d", 1 + rnd(g->r, 9), (int)rnd(g->r, 12) - 6); break;
+    case 0: BENCH_PUTF(g->b, "%u", rnd(g->r, 1000)); break;
+    case 1: BENCH_PUTF(g->b, "-%u", rnd(g->r, 100000)); break;
+    case 2: BENCH_PUTF(g->b, "%u.%02u", rnd(g->r, 100), rnd(g->r, 100)); break;
+    default: BENCH_PUTF(g->b, "%ue%d", 1 + rnd(g->r, 9), (int)rnd(g->r, 12) - 6); break;
     }
 }
 
@@ -190,8 +156,8 @@ static void separator(gen *g, int last) {
         if (has(g, K_TRAILING) && chance(g->r, 40)) putc1(g->b, ',');
         return;
     }
-    if (has(g, K_MISSING_COMMA) && chance(g->r, 35)) put(g->b, "\n  ");
-    else put(g->b, chance(g->r, 50) ? ", " : ",\n  ");
+    if (has(g, K_MISSING_COMMA) && chance(g->r, 35)) bench_put(g->b, "\n  ");
+    else bench_put(g->b, chance(g->r, 50) ? ", " : ",\n  ");
 }
 
 static void array(gen *g) {
@@ -203,7 +169,7 @@ static void array(gen *g) {
         value(g);
         separator(g, i + 1 == n && !(has(g, K_ELLIPSIS)));
         if (i + 1 == n && has(g, K_ELLIPSIS)) {
-            put(g->b, chance(g->r, 70) ? " ..." : " \xE2\x80\xA6");
+            bench_put(g->b, chance(g->r, 70) ? " ..." : " \xE2\x80\xA6");
             if (has(g, K_TRAILING) && chance(g->r, 30)) putc1(g->b, ',');
         }
     }
@@ -223,9 +189,9 @@ static void object(gen *g) {
             putc1(g->b, ' ');
             value(g);
         } else if (has(g, K_MISSING_VALUE) && chance(g->r, 25)) {
-            put(g->b, ": ");
+            bench_put(g->b, ": ");
         } else {
-            put(g->b, chance(g->r, 80) ? ": " : ":");
+            bench_put(g->b, chance(g->r, 80) ? ": " : ":");
             value(g);
         }
         separator(g, i + 1 == n);
@@ -250,11 +216,11 @@ static void document(rng *r, aw_buf *b, unsigned *kinds) {
     unsigned n = 1 + rnd(r, 3);
     for (unsigned i = 0; i < n; i++) g.kinds |= 1u << rnd(r, K_COUNT);
     aw_buf_clear(b);
-    if (has(&g, K_PROSE) && chance(r, 80)) put(b, chance(r, 50) ? "Sure! Here is the JSON you asked for:\n\n" : "Calling the tool with: ");
-    if (has(&g, K_FENCE)) put(b, "```json\n");
+    if (has(&g, K_PROSE) && chance(r, 80)) bench_put(b, chance(r, 50) ? "Sure! Here is the JSON you asked for:\n\n" : "Calling the tool with: ");
+    if (has(&g, K_FENCE)) bench_put(b, "```json\n");
     object(&g);
-    if (has(&g, K_FENCE)) put(b, "\n```");
-    if (has(&g, K_PROSE)) put(b, "\n\nLet me know if you need anything else.");
+    if (has(&g, K_FENCE)) bench_put(b, "\n```");
+    if (has(&g, K_PROSE)) bench_put(b, "\n\nLet me know if you need anything else.");
     if (has(&g, K_UNCLOSED) && b->len > 8) {
         size_t cut = b->len / 2 + rnd(r, (unsigned)(b->len / 2));
         while (cut < b->len && ((unsigned char)b->data[cut] & 0xC0) == 0x80) cut++;
@@ -282,7 +248,7 @@ int main(int argc, char **argv) {
     size_t cap = 1024, ndocs = 0;
     size_t *offs = malloc(cap * sizeof *offs), *lens = malloc(cap * sizeof *lens);
     unsigned *kinds = malloc(cap * sizeof *kinds);
-    if (!offs || !lens || !kinds) oom();
+    if (!offs || !lens || !kinds) bench_oom();
     snprintf(path, sizeof path, "%s/repair-corpus.jsonl", argv[1]);
     FILE *f = fopen(path, "wb");
     if (!f) {
@@ -295,7 +261,7 @@ int main(int argc, char **argv) {
             offs = realloc(offs, cap * sizeof *offs);
             lens = realloc(lens, cap * sizeof *lens);
             kinds = realloc(kinds, cap * sizeof *kinds);
-            if (!offs || !lens || !kinds) oom();
+            if (!offs || !lens || !kinds) bench_oom();
         }
         /* every document is broken: one that came out valid (the faults
          * chosen found no place to go) is drawn again */
@@ -307,17 +273,17 @@ int main(int argc, char **argv) {
         } while (aw_json_parse(one.data, one.len, NULL, &valid, NULL) == 0);
         offs[ndocs] = all.len;
         lens[ndocs] = one.len;
-        if (aw_buf_append(&all, one.data, one.len)) oom();
+        if (aw_buf_append(&all, one.data, one.len)) bench_oom();
         aw_buf_clear(&line);
-        put(&line, "{\"kinds\": [");
+        bench_put(&line, "{\"kinds\": [");
         for (int k = 0, first = 1; k < K_COUNT; k++)
             if ((kinds[ndocs] >> k) & 1u) {
-                PUTF(&line, "%s\"%s\"", first ? "" : ", ", kind_name(k));
+                BENCH_PUTF(&line, "%s\"%s\"", first ? "" : ", ", kind_name(k));
                 first = 0;
             }
-        put(&line, "], \"text\": ");
-        if (aw_json_write_string(&line, one.data, one.len)) oom();
-        put(&line, "}\n");
+        bench_put(&line, "], \"text\": ");
+        if (aw_json_write_string(&line, one.data, one.len)) bench_oom();
+        bench_put(&line, "}\n");
         if (fwrite(line.data, 1, line.len, f) != line.len) {
             perror(path);
             return 1;
@@ -338,14 +304,14 @@ int main(int argc, char **argv) {
     int passes = 0;
     for (; passes < MAX_REPS && (passes < MIN_REPS || spent < 1.0); passes++) {
         failed = out_bytes = 0;
-        double c0 = cpu_now();
-        double t0 = now();
+        double c0 = bench_cpu_now();
+        double t0 = bench_now();
         for (size_t i = 0; i < ndocs; i++) {
             aw_buf_clear(&out);
             if (aw_json_repair(all.data + offs[i], lens[i], NULL, &out, NULL, NULL)) failed++;
             out_bytes += out.len;
         }
-        double t = now() - t0, cpu = cpu_now() - c0;
+        double t = bench_now() - t0, cpu = bench_cpu_now() - c0;
         spent += t;
         if (t < best) best = t;
         if (cpu < best_cpu) best_cpu = cpu;
@@ -371,11 +337,11 @@ int main(int argc, char **argv) {
                 return 1;
             }
             aw_json_doc_free(check);
-            if (aw_json_write_string(&line, out.data, out.len)) oom();
+            if (aw_json_write_string(&line, out.data, out.len)) bench_oom();
             for (int k = 0; k < K_COUNT; k++) step_count[k] += (steps >> k) & 1u;
             if (!steps) unchanged++;
         } else {
-            put(&line, "null");
+            bench_put(&line, "null");
         }
         putc1(&line, '\n');
         if (fwrite(line.data, 1, line.len, f) != line.len) {

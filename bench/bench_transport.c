@@ -52,40 +52,13 @@
 #define MAX_ROUNDS 25
 #define MIN_SECONDS 4.0
 
-static void oom(void) {
-    fprintf(stderr, "bench_transport: out of memory\n");
-    exit(1);
-}
-
 /* ---- a fixed-seed generator ------------------------------------------------ */
 
-typedef struct rng {
-    uint64_t s;
-} rng;
+typedef bench_rng rng;
 
-static uint64_t next64(rng *r) {
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static unsigned rnd(rng *r, unsigned n) { return (unsigned)(next64(r) % n); }
+static unsigned rnd(rng *r, unsigned n) { return (unsigned)(bench_splitmix(r) % n); }
 static int chance(rng *r, unsigned percent) { return rnd(r, 100) < percent; }
 #define PICK(r, arr) (arr[rnd((r), (unsigned)(sizeof(arr) / sizeof(arr[0])))])
-
-static void put(aw_buf *b, const char *s) {
-    if (aw_buf_append_str(b, s)) oom();
-}
-
-static void putn(aw_buf *b, const char *s, size_t n) {
-    if (aw_buf_append(b, s, n)) oom();
-}
-
-#define PUTF(b, ...)                                    \
-    do {                                                \
-        if (aw_buf_printf((b), __VA_ARGS__)) oom();     \
-    } while (0)
 
 static const char *const words[] = {
     "the", "model", "reply", "stream", "parser", "tool", "call", "result", "buffer", "chunk", "token",
@@ -115,39 +88,39 @@ static void sentence(rng *r, aw_buf *b) {
         const char *w = chance(r, 7) ? PICK(r, inlines) : PICK(r, words);
         if (i == 0 && w[0] >= 'a' && w[0] <= 'z') {
             char c = (char)(w[0] - 'a' + 'A');
-            putn(b, &c, 1);
-            put(b, w + 1);
+            bench_putn(b, &c, 1);
+            bench_put(b, w + 1);
         } else {
-            put(b, w);
+            bench_put(b, w);
         }
-        if (i + 1 < n) put(b, chance(r, 8) ? ", " : " ");
+        if (i + 1 < n) bench_put(b, chance(r, 8) ? ", " : " ");
     }
-    put(b, chance(r, 15) ? "? " : ". ");
+    bench_put(b, chance(r, 15) ? "? " : ". ");
 }
 
 static void prose(rng *r, aw_buf *b) {
     unsigned n = 3 + rnd(r, 7);
     for (unsigned i = 0; i < n; i++) sentence(r, b);
     b->len--; /* the last blank */
-    put(b, "\n\n");
+    bench_put(b, "\n\n");
 }
 
 static void markdown(rng *r, aw_buf *b) {
-    PUTF(b, "## %s %s %s\n\n", "Notes on", PICK(r, words), PICK(r, words));
+    BENCH_PUTF(b, "## %s %s %s\n\n", "Notes on", PICK(r, words), PICK(r, words));
     unsigned items = 3 + rnd(r, 4);
     for (unsigned i = 0; i < items; i++) {
-        PUTF(b, "- **%s**: ", PICK(r, words));
+        BENCH_PUTF(b, "- **%s**: ", PICK(r, words));
         sentence(r, b);
         b->len--;
-        put(b, "\n");
+        bench_put(b, "\n");
     }
-    put(b, "\n");
+    bench_put(b, "\n");
     if (chance(r, 40)) {
-        put(b, "| step | input | cost |\n|---|---|---|\n");
+        bench_put(b, "| step | input | cost |\n|---|---|---|\n");
         unsigned rows = 2 + rnd(r, 4);
         for (unsigned i = 0; i < rows; i++)
-            PUTF(b, "| %s | `%s<%u>` | %u.%u ms |\n", PICK(r, words), PICK(r, words), rnd(r, 64), rnd(r, 900), rnd(r, 10));
-        put(b, "\n");
+            BENCH_PUTF(b, "| %s | `%s<%u>` | %u.%u ms |\n", PICK(r, words), PICK(r, words), rnd(r, 64), rnd(r, 900), rnd(r, 10));
+        bench_put(b, "\n");
     }
 }
 
@@ -179,7 +152,7 @@ static const char *const code_sh[] = {
 static void code(rng *r, aw_buf *b) {
     static const char *const langs[] = {"c", "cpp", "html", "python", "sh"};
     unsigned k = rnd(r, 5);
-    PUTF(b, "```%s\n", langs[k]);
+    BENCH_PUTF(b, "```%s\n", langs[k]);
     unsigned lines = 4 + rnd(r, 12);
     for (unsigned i = 0; i < lines; i++) {
         const char *l;
@@ -190,10 +163,10 @@ static void code(rng *r, aw_buf *b) {
         case 3: l = PICK(r, code_py); break;
         default: l = PICK(r, code_sh); break;
         }
-        put(b, l);
-        put(b, "\n");
+        bench_put(b, l);
+        bench_put(b, "\n");
     }
-    put(b, "```\n\n");
+    bench_put(b, "```\n\n");
 }
 
 static void section(rng *r, aw_buf *b) {
@@ -205,17 +178,17 @@ static void section(rng *r, aw_buf *b) {
 
 /* A JSON string of a few words (and, now and then, escapes). */
 static void json_words(rng *r, aw_buf *b, unsigned n) {
-    put(b, "\"");
+    bench_put(b, "\"");
     for (unsigned i = 0; i < n; i++) {
-        if (i) put(b, " ");
+        if (i) bench_put(b, " ");
         unsigned k = rnd(r, 100);
-        if (k < 5) put(b, "a < b");
-        else if (k < 8) put(b, "\\\"quoted\\\"");
-        else if (k < 10) put(b, "tab\\there");
-        else if (k < 12) put(b, "\\u00e9t\\u00e9");
-        else put(b, PICK(r, words));
+        if (k < 5) bench_put(b, "a < b");
+        else if (k < 8) bench_put(b, "\\\"quoted\\\"");
+        else if (k < 10) bench_put(b, "tab\\there");
+        else if (k < 12) bench_put(b, "\\u00e9t\\u00e9");
+        else bench_put(b, PICK(r, words));
     }
-    put(b, "\"");
+    bench_put(b, "\"");
 }
 
 static const char *const tools[] = {"search", "fetch", "read_file", "run_shell", "write_file"};
@@ -225,51 +198,51 @@ static void tool_tag(rng *r, aw_buf *b, unsigned slot) {
     unsigned k = rnd(r, 5);
     int pretty = chance(r, 40);
     const char *nl = pretty ? "\n  " : " ";
-    PUTF(b, "I will call %s now.\n\n<ai-agent-" NONCE "-%04u tool=\"%s\">%s{%s", tools[k], slot, tools[k],
+    BENCH_PUTF(b, "I will call %s now.\n\n<ai-agent-" NONCE "-%04u tool=\"%s\">%s{%s", tools[k], slot, tools[k],
          pretty ? "\n" : "", pretty ? "  " : "");
     switch (k) {
     case 0:
-        put(b, "\"query\": ");
+        bench_put(b, "\"query\": ");
         json_words(r, b, 3 + rnd(r, 6));
-        PUTF(b, ",%s\"max_results\": %u,%s\"site\": \"docs.example.org\"", nl, 1 + rnd(r, 20), nl);
+        BENCH_PUTF(b, ",%s\"max_results\": %u,%s\"site\": \"docs.example.org\"", nl, 1 + rnd(r, 20), nl);
         break;
     case 1:
-        PUTF(b, "\"url\": \"https://example.org/%s/%s?x=%u&y=a%%3Cb\",%s\"headers\": {\"Accept\": \"text/html\"}",
+        BENCH_PUTF(b, "\"url\": \"https://example.org/%s/%s?x=%u&y=a%%3Cb\",%s\"headers\": {\"Accept\": \"text/html\"}",
              PICK(r, words), PICK(r, words), rnd(r, 1000), nl);
         break;
     case 2:
-        PUTF(b, "\"path\": \"src/%s_%s.c\",%s\"lines\": [%u, %u]", PICK(r, words), PICK(r, words), nl, 1 + rnd(r, 100),
+        BENCH_PUTF(b, "\"path\": \"src/%s_%s.c\",%s\"lines\": [%u, %u]", PICK(r, words), PICK(r, words), nl, 1 + rnd(r, 100),
              100 + rnd(r, 400));
         break;
     case 3:
-        PUTF(b, "\"command\": \"grep -rn \\\"a < b\\\" src | head -n %u\",%s\"timeout_ms\": 30000,%s\"env\": {\"LC_ALL\": \"C\"}",
+        BENCH_PUTF(b, "\"command\": \"grep -rn \\\"a < b\\\" src | head -n %u\",%s\"timeout_ms\": 30000,%s\"env\": {\"LC_ALL\": \"C\"}",
              5 + rnd(r, 50), nl, nl);
         break;
     default: {
         /* a file's content: code lines, escaped, 1 to 4 KB */
-        PUTF(b, "\"path\": \"src/%s.c\",%s\"content\": \"", PICK(r, words), nl);
+        BENCH_PUTF(b, "\"path\": \"src/%s.c\",%s\"content\": \"", PICK(r, words), nl);
         size_t want = 1000 + rnd(r, 3000), start = b->len;
         while (b->len - start < want) {
             const char *l = PICK(r, code_c);
             for (const char *c = l; *c; c++) {
-                if (*c == '"' || *c == '\\') put(b, "\\");
-                putn(b, c, 1);
+                if (*c == '"' || *c == '\\') bench_put(b, "\\");
+                bench_putn(b, c, 1);
             }
-            put(b, "\\n");
+            bench_put(b, "\\n");
         }
-        put(b, "\"");
+        bench_put(b, "\"");
         break;
     }
     }
-    PUTF(b, "%s}</ai-agent-" NONCE "-%04u>\n\n", pretty ? "\n" : "", slot);
+    BENCH_PUTF(b, "%s}</ai-agent-" NONCE "-%04u>\n\n", pretty ? "\n" : "", slot);
 }
 
 static void final_tag(rng *r, aw_buf *b) {
-    put(b, "All done.\n\n<ai-agent-" NONCE "-FINAL tool=\"agent__final_report\" status=\"success\" format=\"markdown\">\n");
-    put(b, "# Report\n\n");
+    bench_put(b, "All done.\n\n<ai-agent-" NONCE "-FINAL tool=\"agent__final_report\" status=\"success\" format=\"markdown\">\n");
+    bench_put(b, "# Report\n\n");
     size_t start = b->len;
     while (b->len - start < 5000) section(r, b);
-    put(b, "</ai-agent-" NONCE "-FINAL>\n");
+    bench_put(b, "</ai-agent-" NONCE "-FINAL>\n");
 }
 
 /* A reply of about `target` bytes; *ntags gets the number of tool tags. */
@@ -317,7 +290,7 @@ static double run(const aw_transport *t, const char *p, size_t n, size_t chunk, 
     double c0 = bench_cpu_now();
     double t0 = bench_now();
     aw_extractor *x = aw_extractor_new(t, 1);
-    if (!x) oom();
+    if (!x) bench_oom();
     if (chunk == 0) chunk = n;
     for (size_t pos = 0; pos < n; pos += chunk) {
         size_t step = n - pos < chunk ? n - pos : chunk;

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "agentwire/buf.h"
+
 /* Wall-clock seconds, monotonic. */
 static inline double bench_now(void) {
     struct timespec ts;
@@ -66,6 +68,37 @@ static inline uint64_t bench_xorshift(uint64_t *state) {
     *state ^= *state >> 27;
     return *state * 0x2545F4914F6CDD1Dull;
 }
+
+/* splitmix64, for the benchmarks that build their input in memory. */
+typedef struct bench_rng {
+    uint64_t s;
+} bench_rng;
+
+static inline uint64_t bench_splitmix(bench_rng *r) {
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static inline void bench_oom(void) {
+    fputs("benchmark: out of memory\n", stderr);
+    exit(1);
+}
+
+/* Appending to an aw_buf, ending the program when memory runs out. */
+static inline void bench_put(aw_buf *b, const char *s) {
+    if (aw_buf_append_str(b, s)) bench_oom();
+}
+
+static inline void bench_putn(aw_buf *b, const char *s, size_t n) {
+    if (aw_buf_append(b, s, n)) bench_oom();
+}
+
+#define BENCH_PUTF(b, ...)                                \
+    do {                                                  \
+        if (aw_buf_printf((b), __VA_ARGS__)) bench_oom(); \
+    } while (0)
 
 /* A growable text, always NUL-terminated. */
 typedef struct bench_text {
