@@ -25,6 +25,7 @@
 // (process.cpuUsage()).
 "use strict";
 const fs = require("fs");
+const { same } = require("./same_value.js");
 const path = require("path");
 const { XMLParser, XMLValidator } = require(path.join(__dirname, "node_modules", "fast-xml-parser"));
 
@@ -108,16 +109,6 @@ function parseLlmResponse(xml, checkWellFormed) {
   // Rule 10: exactly one <summaryUpdate>, may be empty
   const summaryUpdate = textOf(a.summaryUpdate, "/llmResponse/analysis/summaryUpdate");
   return { response, analysis: { subject: outSubjects, summaryUpdate } };
-}
-
-function same(a, b) {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && same(a[k], b[k]));
 }
 
 const cpuNow = () => {

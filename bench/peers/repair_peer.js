@@ -19,6 +19,7 @@
 // that explains it, if one does (see explain() below).
 "use strict";
 const fs = require("fs");
+const { same } = require("./same_value.js");
 const path = require("path");
 const { jsonrepair } = require(path.join(__dirname, "node_modules", "jsonrepair"));
 
@@ -28,16 +29,6 @@ const cpuNow = () => {
   return (u.user + u.system) / 1e6;
 };
 const seconds = (t0, t1) => Number(t1 - t0) / 1e9;
-
-function same(a, b) {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && same(a[k], b[k]));
-}
 
 // Why agentwire and jsonrepair disagree, as far as known differences of
 // design explain it (labels joined with "+"), else "other":
