@@ -74,17 +74,21 @@ static inline char *skip_ws(char *p) {
 
 /* ---- strings ------------------------------------------------------------ */
 
+/* Each hex digit's value plus one; 0 for any other byte. */
+static const unsigned char hex_value_plus1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16};
+
+static inline int hex_digit(unsigned char c) { return hex_value_plus1[c] - 1; }
+
+/* Four hex digits at p; no branch per digit (escapes mix digits and
+ * letters unpredictably): a non-digit makes the OR negative. */
 static int hex4(const char *p, uint32_t *out) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9') v |= (uint32_t)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (uint32_t)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (uint32_t)(c - 'A' + 10);
-        else return -1;
-    }
-    *out = v;
+    const unsigned char *u = (const unsigned char *)p;
+    int a = hex_digit(u[0]), b = hex_digit(u[1]), c = hex_digit(u[2]), d = hex_digit(u[3]);
+    if ((a | b | c | d) < 0) return -1;
+    *out = (uint32_t)(a << 12 | b << 8 | c << 4 | d);
     return 0;
 }
 
@@ -527,28 +531,29 @@ static inline char *gather_digits(char *p, uint64_t *m) {
     for (;;) {
         uint64_t w;
         memcpy(&w, p, 8);
-        /* every byte 0x30..0x39: high nibble 3, and still 3 after adding 6 */
-        if (((w & 0xF0F0F0F0F0F0F0F0ull) | (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
-            0x3333333333333333ull)
-            break;
-        w -= 0x3030303030303030ull;
+        /* a digit byte has high nibble 3, and still 3 after adding 6; a
+         * carry out of a byte that is not a digit only spoils the bytes
+         * after it, which are not counted */
+        uint64_t not_digit = ((w & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull) |
+                             (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull);
+        /* leading digits: the first non-digit byte's index, 8 when none
+         * (the sentinel bit makes that 7, hence the correction) */
+        unsigned n = (unsigned)__builtin_ctzll(not_digit | (1ull << 63)) / 8 + (not_digit == 0);
+        if (n == 0) return p;
+        /* the n digits to the top of the word: the bytes below become
+         * leading zeros of an 8-digit number */
+        w = (w - 0x3030303030303030ull) << (8 * (8 - n));
         w = w * 10 + (w >> 8); /* pairs of digits in every other byte */
         w = (((w & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
              (((w >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-        *m = *m * 100000000 + w;
-        p += 8;
+        *m = *m * pow10_u64[n] + w; /* wraps past 19 digits, which callers refuse */
+        p += n;
+        if (n < 8) return p;
     }
-    uint32_t w4;
-    memcpy(&w4, p, 4);
-    if (((w4 & 0xF0F0F0F0u) | (((w4 + 0x06060606u) & 0xF0F0F0F0u) >> 4)) == 0x33333333u) {
-        w4 -= 0x30303030u;
-        w4 = w4 * 10 + (w4 >> 8); /* two pairs */
-        *m = *m * 10000 + (w4 & 0xFF) * 100 + ((w4 >> 16) & 0xFF);
-        p += 4;
-    }
-#endif
+#else
     while (is_digit(*p)) *m = *m * 10 + (unsigned)(*p++ - '0');
     return p;
+#endif
 }
 
 /* The value of m * 10^e (m has at most 19 digits) as int64 when it is an
@@ -641,7 +646,11 @@ static int parse_number(rd *r, char *p, aw_json_value *v) {
     } else if (aw__json_decimal_to_double(m, e, &d)) {
         d = aw__json_strtod(start + neg, text_len - (size_t)neg);
     }
-    if (neg) d = -d;
+    /* the sign bit set without a branch: signs come in no order */
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    bits |= (uint64_t)neg << 63;
+    memcpy(&d, &bits, sizeof d);
     v->type = AW_JSON_NUMBER;
     v->flags = is_int ? AW_JSON_F_INT : 0;
     v->num_len = (uint32_t)text_len;

@@ -338,11 +338,39 @@ static void test_utf8_cut_short(void **state) {
             }
 }
 
+/* Every byte at every place of a \u escape: the four digits are looked up
+ * in a table and checked together. */
+static void test_u_escape_digits(void **state) {
+    (void)state;
+    for (int place = 0; place < 4; place++)
+        for (int b = 0; b < 256; b++) {
+            char json[16] = "[\"\\u4e2D\"]";
+            json[4 + place] = (char)b;
+            int hex = (b >= '0' && b <= '9') || (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F');
+            aw_json_doc *doc = NULL;
+            aw_error err;
+            int rc = aw_json_parse(json, 10, NULL, &doc, &err);
+            if (!hex) {
+                if (rc != AW_ESYNTAX || err.offset != 2) fail_msg("byte 0x%02X at %d: %d at %zu", b, place, rc, err.offset);
+                continue;
+            }
+            if (rc) fail_msg("byte 0x%02X at %d: %s", b, place, err.message);
+            unsigned want = 0x4E2D, digit = b <= '9' ? (unsigned)(b - '0') : (unsigned)((b | 0x20) - 'a' + 10);
+            want = (want & ~(0xFu << (12 - 4 * place))) | digit << (12 - 4 * place);
+            char utf8_want[4];
+            size_t n = utf8(want, utf8_want);
+            const aw_json_value *s = aw_json_at(aw_json_doc_root(doc), 0);
+            if (s->u.str.len != n || memcmp(s->u.str.ptr, utf8_want, n)) fail_msg("byte 0x%02X at %d", b, place);
+            aw_json_doc_free(doc);
+        }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_strings),
         cmocka_unit_test(test_utf8_against_reference),
         cmocka_unit_test(test_utf8_cut_short),
+        cmocka_unit_test(test_u_escape_digits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
