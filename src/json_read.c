@@ -10,6 +10,12 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+/* SSSE3's byte shuffle validates UTF-8 16 bytes at a time; the code is
+ * built for it on x86-64 with GCC or Clang and used where the CPU has it. */
+#if defined(__SSE2__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define AW_UTF8_SSSE3 1
+#include <tmmintrin.h>
+#endif
 
 #include "internal/errors.h"
 #include "internal/json.h"
@@ -68,17 +74,21 @@ static inline char *skip_ws(char *p) {
 
 /* ---- strings ------------------------------------------------------------ */
 
+/* Each hex digit's value plus one; 0 for any other byte. */
+static const unsigned char hex_value_plus1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16};
+
+static inline int hex_digit(unsigned char c) { return hex_value_plus1[c] - 1; }
+
+/* Four hex digits at p; no branch per digit (escapes mix digits and
+ * letters unpredictably): a non-digit makes the OR negative. */
 static int hex4(const char *p, uint32_t *out) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9') v |= (uint32_t)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (uint32_t)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (uint32_t)(c - 'A' + 10);
-        else return -1;
-    }
-    *out = v;
+    const unsigned char *u = (const unsigned char *)p;
+    int a = hex_digit(u[0]), b = hex_digit(u[1]), c = hex_digit(u[2]), d = hex_digit(u[3]);
+    if ((a | b | c | d) < 0) return -1;
+    *out = (uint32_t)(a << 12 | b << 8 | c << 4 | d);
     return 0;
 }
 
@@ -101,6 +111,126 @@ static const signed char first_bytes[32] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, 
 static inline int plain_byte(unsigned char c) { return c != '"' && c != '\\' && c >= 0x20 && c < 0x80; }
 #endif
 
+#if defined(__SSE2__)
+/* Copy n bytes from src down to dst (dst < src; the ranges may overlap)
+ * without touching the bytes after dst + n, which may be input not yet
+ * read. Ascending 16-byte blocks never overwrite a block before it is
+ * loaded; the last (partial) block is loaded before any store. */
+static inline void move_down(char *dst, const char *src, size_t n) {
+    if (n < 16) {
+        const __m128i keep = _mm_loadu_si128((const __m128i *)(first_bytes + 16 - n));
+        const __m128i v = _mm_loadu_si128((const __m128i *)src);
+        const __m128i old = _mm_loadu_si128((const __m128i *)dst);
+        _mm_storeu_si128((__m128i *)dst, _mm_or_si128(_mm_and_si128(keep, v), _mm_andnot_si128(keep, old)));
+        return;
+    }
+    const __m128i last = _mm_loadu_si128((const __m128i *)(src + n - 16));
+    for (size_t i = 0; i + 16 <= n; i += 16)
+        _mm_storeu_si128((__m128i *)(dst + i), _mm_loadu_si128((const __m128i *)(src + i)));
+    _mm_storeu_si128((__m128i *)(dst + n - 16), last);
+}
+#endif
+
+#if defined(AW_UTF8_SSSE3)
+/* UTF-8 validation of 16 bytes at once (after Keiser and Lemire,
+ * "Validating UTF-8 in less than one instruction per byte", 2021). Each
+ * byte is classified with the byte before it: three table look-ups, on the
+ * previous byte's high and low nibble and on this byte's high nibble, each
+ * give the set of errors the nibble allows; an error is present when all
+ * three allow it. */
+enum {
+    U8_TOO_SHORT = 0x01,  /* lead byte, then no continuation byte */
+    U8_TOO_LONG = 0x02,   /* ASCII byte, then a continuation byte */
+    U8_OVERLONG_2 = 0x04, /* C0 or C1, then a continuation byte */
+    U8_OVERLONG_3 = 0x08, /* E0, then 80..9F */
+    U8_SURROGATE = 0x10,  /* ED, then A0..BF */
+    U8_OVERLONG_4 = 0x20, /* F0, then 80..8F */
+    U8_TOO_LARGE = 0x40,  /* F4, then 90..BF (F5..FF are checked apart) */
+    /* two continuation bytes: an error unless the byte is the third or
+     * fourth of a sequence, which the lead two or three bytes back says */
+    U8_TWO_CONTS = 0x80
+};
+
+#define U8_ANY_LOW (U8_TOO_SHORT | U8_TOO_LONG | U8_TWO_CONTS)
+#define U8_CONT_AFTER (U8_TOO_LONG | U8_OVERLONG_2 | U8_TWO_CONTS)
+
+__attribute__((target("ssse3"))) static inline __m128i u8_nibble_lookup(__m128i table, __m128i nibbles) {
+    return _mm_shuffle_epi8(table, nibbles);
+}
+
+/* From p (just after a complete character) to the first '"', '\\' or
+ * control character: that byte's address when every byte before it is
+ * well-formed UTF-8, as aw__utf8_seq_len defines it, else NULL. Reads 16
+ * bytes at a time; the zero padding after the input stops it. */
+__attribute__((target("ssse3"))) static char *valid_utf8_until_special(char *p) {
+    /* previous byte's high nibble */
+    const __m128i by_prev_high = _mm_setr_epi8(
+        U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG,
+        (char)U8_TWO_CONTS, (char)U8_TWO_CONTS, (char)U8_TWO_CONTS, (char)U8_TWO_CONTS,
+        U8_TOO_SHORT | U8_OVERLONG_2, U8_TOO_SHORT, U8_TOO_SHORT | U8_OVERLONG_3 | U8_SURROGATE,
+        U8_TOO_SHORT | U8_OVERLONG_4 | U8_TOO_LARGE);
+    /* previous byte's low nibble */
+    const __m128i by_prev_low = _mm_setr_epi8(
+        (char)(U8_ANY_LOW | U8_OVERLONG_2 | U8_OVERLONG_3 | U8_OVERLONG_4), (char)(U8_ANY_LOW | U8_OVERLONG_2),
+        (char)U8_ANY_LOW, (char)U8_ANY_LOW, (char)(U8_ANY_LOW | U8_TOO_LARGE), (char)U8_ANY_LOW, (char)U8_ANY_LOW,
+        (char)U8_ANY_LOW, (char)U8_ANY_LOW, (char)U8_ANY_LOW, (char)U8_ANY_LOW, (char)U8_ANY_LOW, (char)U8_ANY_LOW,
+        (char)(U8_ANY_LOW | U8_SURROGATE), (char)U8_ANY_LOW, (char)U8_ANY_LOW);
+    /* this byte's high nibble */
+    const __m128i by_high = _mm_setr_epi8(
+        U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT,
+        (char)(U8_CONT_AFTER | U8_OVERLONG_3 | U8_OVERLONG_4),
+        (char)(U8_CONT_AFTER | U8_OVERLONG_3 | U8_TOO_LARGE),
+        (char)(U8_CONT_AFTER | U8_SURROGATE | U8_TOO_LARGE), (char)(U8_CONT_AFTER | U8_SURROGATE | U8_TOO_LARGE),
+        U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT);
+    const __m128i low_nibble = _mm_set1_epi8(0x0F);
+    /* the last three bytes of a block could not end a sequence: greater
+     * than EF, DF, BF respectively */
+    const __m128i tail_limits = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, (char)0xEF,
+                                              (char)0xDF, (char)0xBF);
+    __m128i prev = _mm_setzero_si128(); /* as if ASCII came before p */
+    unsigned prev_unfinished = 0;
+    for (;;) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)p);
+        const __m128i special = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+            _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v)); /* v <= 0x1F */
+        /* text between the non-ASCII characters: ASCII after a finished
+         * character is valid whatever it holds */
+        if (!(_mm_movemask_epi8(v) | prev_unfinished)) {
+            unsigned stops = (unsigned)_mm_movemask_epi8(special);
+            if (stops) return p + __builtin_ctz(stops);
+            prev = v;
+            p += 16;
+            continue;
+        }
+        const __m128i prev1 = _mm_alignr_epi8(v, prev, 15);
+        __m128i err = _mm_and_si128(
+            _mm_and_si128(u8_nibble_lookup(by_prev_high, _mm_and_si128(_mm_srli_epi16(prev1, 4), low_nibble)),
+                          u8_nibble_lookup(by_prev_low, _mm_and_si128(prev1, low_nibble))),
+            u8_nibble_lookup(by_high, _mm_and_si128(_mm_srli_epi16(v, 4), low_nibble)));
+        /* bit 7 where a lead byte two (E0..) or three (F0..) back wants
+         * this byte to be a continuation: then TWO_CONTS is no error, and
+         * its absence is one */
+        const __m128i third = _mm_subs_epu8(_mm_alignr_epi8(v, prev, 14), _mm_set1_epi8((char)(0xE0 - 0x80)));
+        const __m128i fourth = _mm_subs_epu8(_mm_alignr_epi8(v, prev, 13), _mm_set1_epi8((char)(0xF0 - 0x80)));
+        err = _mm_xor_si128(err, _mm_and_si128(_mm_or_si128(third, fourth), _mm_set1_epi8((char)0x80)));
+        err = _mm_or_si128(err, _mm_subs_epu8(v, _mm_set1_epi8((char)0xF4))); /* F5..FF */
+        unsigned bad = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(err, _mm_setzero_si128())) ^ 0xFFFFu;
+        unsigned stops = (unsigned)_mm_movemask_epi8(special);
+        if (stops) {
+            /* the special byte's own check says whether a sequence was
+             * cut short by it; bytes after it are not this string's */
+            unsigned k = (unsigned)__builtin_ctz(stops);
+            return bad & ((2u << k) - 1) ? NULL : p + k;
+        }
+        if (bad) return NULL;
+        prev_unfinished = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_subs_epu8(v, tail_limits), _mm_setzero_si128())) ^ 0xFFFFu;
+        prev = v;
+        p += 16;
+    }
+}
+#endif
+
 /* What the one-letter escapes \" \\ \/ \b \f \n \r \t stand for; 0 for
  * any other byte after a backslash. */
 static const unsigned char simple_escape[256] = {
@@ -113,6 +243,9 @@ static const unsigned char simple_escape[256] = {
  * dst, which always trails p. */
 static int parse_string_rest(rd *r, char *start, char *p, const char **out_s, size_t *out_n) {
     char *dst = NULL;
+#if defined(AW_UTF8_SSSE3)
+    int vector_utf8 = 1;
+#endif
     for (;;) {
 #if defined(__SSE2__)
         __m128i v;
@@ -195,6 +328,24 @@ static int parse_string_rest(rd *r, char *start, char *p, const char **out_s, si
             return aw__error_at(r->err, AW_ESYNTAX, r->src, r->len, (size_t)(p - r->base),
                                 "control character U+%04X in string must be escaped", c);
         }
+#if defined(AW_UTF8_SSSE3)
+        /* non-ASCII: validated 16 bytes at a time up to the next byte that
+         * needs attention, where the CPU can; the scalar loop below takes
+         * over for the rest of the string at the first invalid byte, to
+         * report it exactly (and never to revisit bytes) */
+        if (vector_utf8 && __builtin_cpu_supports("ssse3")) {
+            char *stop = valid_utf8_until_special(p);
+            if (stop) {
+                if (dst) {
+                    move_down(dst, p, (size_t)(stop - p));
+                    dst += stop - p;
+                }
+                p = stop;
+                continue;
+            }
+            vector_utf8 = 0;
+        }
+#endif
         /* non-ASCII: validate a run of multi-byte sequences */
         do {
             size_t n = aw__utf8_seq_len((const unsigned char *)p, (size_t)(r->end - p));
@@ -380,28 +531,29 @@ static inline char *gather_digits(char *p, uint64_t *m) {
     for (;;) {
         uint64_t w;
         memcpy(&w, p, 8);
-        /* every byte 0x30..0x39: high nibble 3, and still 3 after adding 6 */
-        if (((w & 0xF0F0F0F0F0F0F0F0ull) | (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
-            0x3333333333333333ull)
-            break;
-        w -= 0x3030303030303030ull;
+        /* a digit byte has high nibble 3, and still 3 after adding 6; a
+         * carry out of a byte that is not a digit only spoils the bytes
+         * after it, which are not counted */
+        uint64_t not_digit = ((w & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull) |
+                             (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull);
+        /* leading digits: the first non-digit byte's index, 8 when none
+         * (the sentinel bit makes that 7, hence the correction) */
+        unsigned n = (unsigned)__builtin_ctzll(not_digit | (1ull << 63)) / 8 + (not_digit == 0);
+        if (n == 0) return p;
+        /* the n digits to the top of the word: the bytes below become
+         * leading zeros of an 8-digit number */
+        w = (w - 0x3030303030303030ull) << (8 * (8 - n));
         w = w * 10 + (w >> 8); /* pairs of digits in every other byte */
         w = (((w & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
              (((w >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-        *m = *m * 100000000 + w;
-        p += 8;
+        *m = *m * pow10_u64[n] + w; /* wraps past 19 digits, which callers refuse */
+        p += n;
+        if (n < 8) return p;
     }
-    uint32_t w4;
-    memcpy(&w4, p, 4);
-    if (((w4 & 0xF0F0F0F0u) | (((w4 + 0x06060606u) & 0xF0F0F0F0u) >> 4)) == 0x33333333u) {
-        w4 -= 0x30303030u;
-        w4 = w4 * 10 + (w4 >> 8); /* two pairs */
-        *m = *m * 10000 + (w4 & 0xFF) * 100 + ((w4 >> 16) & 0xFF);
-        p += 4;
-    }
-#endif
+#else
     while (is_digit(*p)) *m = *m * 10 + (unsigned)(*p++ - '0');
     return p;
+#endif
 }
 
 /* The value of m * 10^e (m has at most 19 digits) as int64 when it is an
@@ -494,7 +646,11 @@ static int parse_number(rd *r, char *p, aw_json_value *v) {
     } else if (aw__json_decimal_to_double(m, e, &d)) {
         d = aw__json_strtod(start + neg, text_len - (size_t)neg);
     }
-    if (neg) d = -d;
+    /* the sign bit set without a branch: signs come in no order */
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    bits |= (uint64_t)neg << 63;
+    memcpy(&d, &bits, sizeof d);
     v->type = AW_JSON_NUMBER;
     v->flags = is_int ? AW_JSON_F_INT : 0;
     v->num_len = (uint32_t)text_len;

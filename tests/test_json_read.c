@@ -824,9 +824,50 @@ static void test_impossible_length_refused(void **state) {
     }
 }
 
+/* Numbers of 1 to 24 digits before and after the point, with leading
+ * zeros after it, inside containers and followed by each byte that may end
+ * a number there: digits are gathered 8 bytes at a time, so the byte after
+ * the last digit falls at every place of the word. Against strtod. */
+static void test_number_digit_runs(void **state) {
+    (void)state;
+    static const char *const forms[] = {"[%s]", "[%s,%s]", "{\"k\":%s}", "[%s ,%s\t]", "[%s\r\n]", "%s"};
+    char text[64], json[160];
+    for (int int_digits = 0; int_digits <= 24; int_digits++)
+        for (int frac_digits = -1; frac_digits <= 24; frac_digits++)
+            for (int zeros = 0; zeros <= 10; zeros += 5) {
+                size_t o = 0;
+                if ((int_digits + frac_digits) % 3 == 0) text[o++] = '-';
+                if (int_digits == 0) text[o++] = '0';
+                for (int j = 0; j < int_digits; j++) text[o++] = (char)('1' + (j * 7 + frac_digits + 1) % 9);
+                if (frac_digits >= 0) {
+                    text[o++] = '.';
+                    for (int j = 0; j < zeros; j++) text[o++] = '0';
+                    for (int j = 0; j <= frac_digits; j++) text[o++] = (char)('0' + (j * 3 + int_digits) % 10);
+                }
+                text[o] = 0;
+                double want = strtod(text, NULL);
+                for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+                    int n = snprintf(json, sizeof json, forms[f], text, text);
+                    aw_json_doc *doc = NULL;
+                    aw_error err;
+                    if (aw_json_parse(json, (size_t)n, NULL, &doc, &err)) fail_msg("%s: %s", json, err.message);
+                    const aw_json_value *root = aw_json_doc_root(doc);
+                    const aw_json_value *v = aw_json_is_object(root)  ? &root->u.obj.members[0].value
+                                             : aw_json_is_array(root) ? aw_json_at(root, 0)
+                                                                      : root;
+                    if (memcmp(&v->u.num.d, &want, sizeof want) || v->num_len != o)
+                        fail_msg("%s: %.17g, strtod %.17g", json, v->u.num.d, want);
+                    if (frac_digits < 0 && o <= 18 && (!(v->flags & AW_JSON_F_INT) || (double)v->u.num.i != want))
+                        fail_msg("%s: not the exact integer", json);
+                    aw_json_doc_free(doc);
+                }
+            }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_messages),
+        cmocka_unit_test(test_number_digit_runs),
         cmocka_unit_test(test_error_positions),
         cmocka_unit_test(test_empty_and_trailing),
         cmocka_unit_test(test_string_escapes),
