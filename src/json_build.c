@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal/json.h"
+#include "internal/walk_stack.h"
 
 aw_json_doc *aw_json_doc_new(const aw_allocator *alloc) {
     aw_arena arena;
@@ -247,15 +248,12 @@ aw_json_value *aw_json_copy(aw_json_doc *doc, const aw_json_value *src) {
         if ((rc = copy_shallow(doc, d, s))) break;
         if (!has_entries(s)) continue;
         if (depth == cap) {
-            copy_frame *grown = stack == local ? aw_malloc(alloc, 2 * cap * sizeof *grown)
-                                               : aw_realloc(alloc, stack, 2 * cap * sizeof *grown);
+            copy_frame *grown = aw__walk_stack_grow(alloc, stack, local, &cap, sizeof *grown);
             if (!grown) {
                 rc = AW_ENOMEM;
                 break;
             }
-            if (stack == local) memcpy(grown, local, sizeof local);
             stack = grown;
-            cap *= 2;
         }
         stack[depth++] = (copy_frame){d, s, 0};
     }

@@ -436,6 +436,18 @@ static inline void acc_digit(numacc *a, unsigned d) {
     a->zeros = 0;
 }
 
+/* A number value: its double, its exact integer when it has one, and
+ * its text as written. */
+static inline void store_number(aw_json_value *v, double d, int is_int, int64_t iv, const char *text,
+                                size_t text_len) {
+    v->type = AW_JSON_NUMBER;
+    v->flags = is_int ? AW_JSON_F_INT : 0;
+    v->num_len = (uint32_t)text_len;
+    v->u.num.d = d;
+    v->u.num.i = iv;
+    v->u.num.text = text;
+}
+
 /* Numbers with more than 19 significant digits (or 19 zeros after "0."):
  * the digits are gathered without trailing zeros (1000000000000000000000e-3
  * is still the integer 10^18) and the double comes from strtod. */
@@ -511,12 +523,7 @@ static int parse_long_number(rd *r, char *p, aw_json_value *v) {
     } else {
         d = aw__json_strtod(start, text_len);
     }
-    v->type = AW_JSON_NUMBER;
-    v->flags = is_int ? AW_JSON_F_INT : 0;
-    v->num_len = (uint32_t)text_len;
-    v->u.num.d = d;
-    v->u.num.i = iv;
-    v->u.num.text = start;
+    store_number(v, d, is_int, iv, start, text_len);
     r->p = p;
     return 0;
 }
@@ -651,12 +658,7 @@ static int parse_number(rd *r, char *p, aw_json_value *v) {
     memcpy(&bits, &d, sizeof bits);
     bits |= (uint64_t)neg << 63;
     memcpy(&d, &bits, sizeof d);
-    v->type = AW_JSON_NUMBER;
-    v->flags = is_int ? AW_JSON_F_INT : 0;
-    v->num_len = (uint32_t)text_len;
-    v->u.num.d = d;
-    v->u.num.i = iv;
-    v->u.num.text = start;
+    store_number(v, d, is_int, iv, start, text_len);
     r->p = p;
     return 0;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal/json.h"
+#include "internal/walk_stack.h"
 
 int aw__json_index_key(const char *key, size_t len, uint32_t *index) {
     if (len == 0 || len > 10) return 0;
@@ -253,15 +254,12 @@ bool aw_json_equal(const aw_json_value *a, const aw_json_value *b) {
         }
         if (!((x->type == AW_JSON_ARRAY || x->type == AW_JSON_OBJECT) && aw_json_count(x))) continue;
         if (depth == cap) {
-            eq_frame *grown = stack == local ? aw_malloc(NULL, 2 * cap * sizeof *grown)
-                                             : aw_realloc(NULL, stack, 2 * cap * sizeof *grown);
+            eq_frame *grown = aw__walk_stack_grow(NULL, stack, local, &cap, sizeof *grown);
             if (!grown) {
                 same = false;
                 break;
             }
-            if (stack == local) memcpy(grown, local, sizeof local);
             stack = grown;
-            cap *= 2;
         }
         stack[depth++] = (eq_frame){x, y, 0};
     }

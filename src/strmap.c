@@ -4,23 +4,6 @@
 #include "agentwire/error.h"
 #include "internal/strmap.h"
 
-/* Eight bytes at a time: ids are short, and this map is on the encoder's
- * per-event path. */
-static size_t hash(aw_text k) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ k.len;
-    size_t i = 0;
-    for (; i + 8 <= k.len; i += 8) {
-        uint64_t w;
-        memcpy(&w, k.ptr + i, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 32;
-    }
-    uint64_t w = 0;
-    memcpy(&w, k.ptr + i, k.len - i);
-    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    return (size_t)(h ^ (h >> 29));
-}
-
 void aw__strmap_init(aw_strmap *m, const aw_allocator *alloc) {
     m->alloc = alloc;
     m->slots = NULL;
@@ -34,7 +17,7 @@ void aw__strmap_free(aw_strmap *m) {
 }
 
 static aw_strmap_slot *find(aw_strmap_slot *slots, size_t cap, aw_text key) {
-    size_t i = hash(key) & (cap - 1);
+    size_t i = (size_t)aw__text_hash(key) & (cap - 1);
     for (;;) {
         aw_strmap_slot *s = &slots[i];
         if (!s->used) return s;

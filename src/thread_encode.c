@@ -7,6 +7,7 @@
 #include "agentwire/xml.h"
 #include "internal/errors.h"
 #include "internal/json.h"
+#include "internal/strmap.h"
 #include "internal/thread.h"
 #include "internal/xml.h"
 
@@ -264,21 +265,6 @@ typedef struct {
     size_t mask;
 } call_map;
 
-static uint64_t id_hash(aw_text k) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ k.len;
-    size_t i = 0;
-    for (; i + 8 <= k.len; i += 8) {
-        uint64_t w;
-        memcpy(&w, k.ptr + i, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 32;
-    }
-    uint64_t w = 0;
-    if (k.len > i) memcpy(&w, k.ptr + i, k.len - i);
-    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    return h ^ (h >> 29);
-}
-
 static int same_id(aw_text a, aw_text b) {
     return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
 }
@@ -310,7 +296,7 @@ static int call_map_build(call_map *m, const aw_event *events, size_t n, const a
     m->mask = cap - 1;
     for (size_t i = 0; i < n; i++) {
         if (events[i].kind != AW_EVENT_TOOL_CALL) continue;
-        uint64_t h = id_hash(events[i].tool_call_id);
+        uint64_t h = aw__text_hash(events[i].tool_call_id);
         call_slot *s = call_find(m, events, events[i].tool_call_id, h);
         s->hash = h;
         s->call = i + 1;
@@ -320,7 +306,7 @@ static int call_map_build(call_map *m, const aw_event *events, size_t n, const a
 
 static aw_text call_name(const call_map *m, const aw_event *events, aw_text id) {
     if (!m->slots) return unknown_name;
-    const call_slot *s = call_find(m, events, id, id_hash(id));
+    const call_slot *s = call_find(m, events, id, aw__text_hash(id));
     return s->call ? events[s->call - 1].tool_name : unknown_name;
 }
 

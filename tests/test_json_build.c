@@ -13,19 +13,11 @@
 #include <cmocka.h>
 
 #include "agentwire/agentwire.h"
+#include "testutil.h"
 #include "failalloc.h"
 
-static char *write_v(const aw_json_value *v, int indent) {
-    aw_buf b;
-    aw_buf_init(&b, NULL);
-    aw_json_write_options o = {indent};
-    aw_error err;
-    if (aw_json_write(v, &o, &b, &err)) fail_msg("write: %s", err.message);
-    return b.data;
-}
-
 static void expect_written(const aw_json_value *v, const char *want) {
-    char *out = write_v(v, 0);
+    char *out = aw_test_write_json(v, 0, NULL);
     if (strcmp(out, want)) fail_msg("written: %s\n wanted: %s", out, want);
     free(out);
 }
@@ -85,7 +77,7 @@ static void test_build_and_write(void **state) {
     assert_int_equal(build_sample(NULL, &d), 0);
     const aw_json_value *root = aw_json_doc_root(d);
     expect_written(root, sample_compact);
-    char *out = write_v(root, 2);
+    char *out = aw_test_write_json(root, 2, NULL);
     assert_string_equal(out, "{\n  \"name\": \"agentwire\",\n  \"version\": 1,\n  \"pi\": 3.14,\n  \"ok\": true,\n"
                              "  \"none\": null,\n  \"tags\": [\n    \"a\",\n    \"b\"\n  ],\n  \"nested\": {\n"
                              "    \"x\": [],\n    \"y\": {\n      \"z\": -2\n    }\n  }\n}");
@@ -251,7 +243,7 @@ static void test_arrays_and_nesting(void **state) {
     for (int i = 0; i < 10000; i++) assert_int_equal(aw_json_array_push(d, arr, aw_json_new_int(d, i)), 0);
     assert_int_equal(aw_json_count(arr), 10000);
     assert_int_equal(aw_json_at(arr, 9999)->u.num.i, 9999);
-    char *out = write_v(arr, 0);
+    char *out = aw_test_write_json(arr, 0, NULL);
     assert_memory_equal(out, "[0,1,2,3,", 9);
     assert_string_equal(out + strlen(out) - 11, ",9998,9999]");
     free(out);
@@ -285,7 +277,7 @@ static void test_arrays_and_nesting(void **state) {
         cur = aw_json_at_mut(a, 0);
     }
     assert_int_equal(aw_json_object_set_int(d, cur, "end", 1), 0);
-    out = write_v(root, 0);
+    out = aw_test_write_json(root, 0, NULL);
     assert_int_equal(strlen(out), 100 * strlen("{\"a\":[") + strlen("{\"end\":1}") + 100 * 2);
     /* and it parses back equal */
     aw_json_doc *p = parse_ok(out);
@@ -302,7 +294,7 @@ static void test_copy(void **state) {
     static const char text[] = "{\"a\":[1,2.50,{\"b\":\"x\\u0000y\"}],\"n\":9007199254740993,\"a\":{\"1\":true,\"0\":null},"
                                "\"s\":\"\\ud800\",\"e\":{},\"f\":[],\"big\":1e400}";
     aw_json_doc *src = parse_ok(text);
-    char *want = write_v(aw_json_doc_root(src), 0);
+    char *want = aw_test_write_json(aw_json_doc_root(src), 0, NULL);
     assert_string_equal(want, "{\"a\":{\"0\":null,\"1\":true},\"n\":9007199254740992,\"s\":\"\\ud800\",\"e\":{},\"f\":[],"
                               "\"big\":null}");
     aw_json_doc *dst = aw_json_doc_new(NULL);
@@ -420,7 +412,7 @@ static void test_deep_values(void **state) {
     assert_non_null(c);
     assert_true(aw_json_equal(c, aw_json_doc_root(src)));
     assert_false(aw_json_equal(c, aw_json_doc_root(other)));
-    char *out = write_v(c, 0);
+    char *out = aw_test_write_json(c, 0, NULL);
     assert_string_equal(out, s);
     free(out);
     aw_json_doc_free(dst);
@@ -440,7 +432,7 @@ static void test_deep_values(void **state) {
     c = aw_json_copy(dst, aw_json_doc_root(src));
     assert_non_null(c);
     assert_true(aw_json_equal(aw_json_doc_root(src), c));
-    out = write_v(c, 0);
+    out = aw_test_write_json(c, 0, NULL);
     assert_string_equal(out, t.data);
     free(out);
     aw_json_doc_free(dst);

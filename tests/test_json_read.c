@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "agentwire/agentwire.h"
+#include "testutil.h"
 #include "failalloc.h"
 
 /* ---- helpers --------------------------------------------------------------- */
@@ -29,19 +30,10 @@ static aw_json_doc *parse_n(const char *text, size_t len) {
 
 static aw_json_doc *parse_ok(const char *text) { return parse_n(text, strlen(text)); }
 
-static char *write_v(const aw_json_value *v, int indent) {
-    aw_buf b;
-    aw_buf_init(&b, NULL);
-    aw_json_write_options o = {indent};
-    aw_error err;
-    if (aw_json_write(v, &o, &b, &err)) fail_msg("write: %s", err.message);
-    return b.data;
-}
-
 /* Parse text and compare the compact output with want. */
 static void round_trip(const char *text, const char *want) {
     aw_json_doc *d = parse_ok(text);
-    char *out = write_v(aw_json_doc_root(d), 0);
+    char *out = aw_test_write_json(aw_json_doc_root(d), 0, NULL);
     if (strcmp(out, want)) fail_msg("%s\n  written: %s\n  wanted:  %s", text, out, want);
     free(out);
     aw_json_doc_free(d);
@@ -285,7 +277,7 @@ static void test_nul_bytes(void **state) {
     assert_int_equal(v->u.num.i, 1);
     assert_int_equal(aw_json_get(root, "a")->u.num.i, 2);
     assert_int_equal(root->u.obj.members[0].key_len, 3);
-    char *out = write_v(root, 0);
+    char *out = aw_test_write_json(root, 0, NULL);
     assert_string_equal(out, "{\"a\\u0000b\":1,\"a\":2}");
     free(out);
     aw_json_doc_free(d);
@@ -374,7 +366,7 @@ static void test_numbers(void **state) {
                 fail_msg("%s: d %.17g, wanted %.17g", c->text, v->u.num.d, c->d);
             if (((v->flags & AW_JSON_F_INT) != 0) != c->is_int) fail_msg("%s: int flag %d", c->text, v->flags);
             if (c->is_int && v->u.num.i != c->i) fail_msg("%s: i %lld", c->text, (long long)v->u.num.i);
-            char *out = write_v(root, 0);
+            char *out = aw_test_write_json(root, 0, NULL);
             char want[256];
             snprintf(want, sizeof want, wrapped ? "[%s]" : "%s", c->written);
             if (strcmp(out, want)) fail_msg("%s: written %s, wanted %s", c->text, out, want);
@@ -429,10 +421,10 @@ static void test_duplicate_keys(void **state) {
     assert_int_equal(o->u.obj.members[0].value.u.num.i, 1);
     assert_true(o->flags & AW_JSON_F_DUPKEYS);
     assert_int_equal(aw_json_get(o, "a")->u.num.i, 3); /* the last wins */
-    char *out = write_v(o, 0);
+    char *out = aw_test_write_json(o, 0, NULL);
     assert_string_equal(out, "{\"a\":3,\"b\":2}"); /* at the place of the first */
     free(out);
-    out = write_v(o, 2);
+    out = aw_test_write_json(o, 2, NULL);
     assert_string_equal(out, "{\n  \"a\": 3,\n  \"b\": 2\n}");
     free(out);
     /* equal to the object JSON.parse would make */
@@ -465,7 +457,7 @@ static void test_duplicate_keys(void **state) {
     assert_int_equal(aw_json_count(o), 201);
     assert_true(o->flags & AW_JSON_F_DUPKEYS);
     assert_string_equal(aw_json_get(o, "k50")->u.str.ptr, "dup");
-    out = write_v(o, 0);
+    out = aw_test_write_json(o, 0, NULL);
     assert_non_null(strstr(out, ",\"k49\":49,\"k50\":\"dup\",\"k51\":51,"));
     assert_null(strstr(out, "\"k50\":50"));
     assert_int_equal(out[strlen(out) - 2], '9'); /* ends with "k199":199} */
@@ -587,7 +579,7 @@ static void test_huge_string(void **state) {
         if (memcmp(dec + i * bd, block_dec, bd)) fail_msg("block %zu decoded wrong", i);
     assert_int_equal(v->u.str.ptr[v->u.str.len], '\0');
 
-    char *out = write_v(v, 0);
+    char *out = aw_test_write_json(v, 0, NULL);
     size_t olen = strlen(out);
     assert_int_equal(olen, 2 + plain + blocks * bo);
     for (size_t i = 0; i < blocks; i++)
@@ -611,10 +603,10 @@ static void test_deep_nesting(void **state) {
     expect_error(s, AW_ELIMIT, 1, 1001, "nesting deeper than 1000 levels");
     /* 1000 levels parse, and are written back without recursion */
     aw_json_doc *d = parse_n(s + 1, 2 * depth - 2);
-    char *out = write_v(aw_json_doc_root(d), 0);
+    char *out = aw_test_write_json(aw_json_doc_root(d), 0, NULL);
     assert_memory_equal(out, s + 1, 2 * depth - 2);
     free(out);
-    out = write_v(aw_json_doc_root(d), 1);
+    out = aw_test_write_json(aw_json_doc_root(d), 1, NULL);
     /* brackets, two line breaks per non-empty level, and 2k+1 spaces of
      * indentation for level k */
     assert_int_equal(strlen(out), 2 * 1000 + 2 * 999 + 999 * 999);
@@ -768,7 +760,7 @@ static void test_alloc_failures_writer(void **state) {
     for (size_t i = 0; i < count; i++) {
         aw_json_doc *d = parse_ok(docs[i]);
         for (int indent = 0; indent <= 4; indent += 4) {
-            char *expect = write_v(aw_json_doc_root(d), indent);
+            char *expect = aw_test_write_json(aw_json_doc_root(d), indent, NULL);
             sweep_ctx c = {NULL, 0, 0, aw_json_doc_root(d), indent, expect, false};
             long calls = aw_failalloc_run(write_fn, &c, 0);
             assert_true(calls > 0);
@@ -784,11 +776,12 @@ static void test_indent(void **state) {
     (void)state;
     aw_json_doc *d = parse_ok("{\"a\":[1,{\"b\":null}],\"c\":{},\"d\":[]}");
     const aw_json_value *r = aw_json_doc_root(d);
-    char *out = write_v(r, 2);
+    char *out = aw_test_write_json(r, 2, NULL);
     assert_string_equal(out, "{\n  \"a\": [\n    1,\n    {\n      \"b\": null\n    }\n  ],\n  \"c\": {},\n  \"d\": []\n}");
     free(out);
     /* clamped to 0..10 as JSON.stringify clamps */
-    char *ten = write_v(r, 10), *big = write_v(r, 99), *neg = write_v(r, -3), *zero = write_v(r, 0);
+    char *ten = aw_test_write_json(r, 10, NULL), *big = aw_test_write_json(r, 99, NULL),
+         *neg = aw_test_write_json(r, -3, NULL), *zero = aw_test_write_json(r, 0, NULL);
     assert_string_equal(ten, big);
     assert_string_equal(neg, zero);
     assert_string_equal(zero, "{\"a\":[1,{\"b\":null}],\"c\":{},\"d\":[]}");

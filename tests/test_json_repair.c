@@ -108,17 +108,9 @@ static void repair(repaired *r, const char *in, size_t len) {
 
 /* ---- a small PRNG (splitmix64): fixed seeds, same corpus everywhere ------- */
 
-typedef struct rng {
-    uint64_t s;
-} rng;
+typedef aw_test_rng rng;
 
-static uint64_t rng_next(rng *g) {
-    uint64_t z = (g->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static unsigned rnd(rng *g, unsigned n) { return (unsigned)(rng_next(g) % n); }
+static unsigned rnd(rng *g, unsigned n) { return aw_test_below(g, n); }
 static int chance(rng *g, unsigned pct) { return rnd(g, 100) < pct; }
 
 /* ---- step names ----------------------------------------------------------- */

@@ -33,23 +33,10 @@ static aw_json_doc *parse(const char *text) {
     return d;
 }
 
-/* aw_json_write(v, indent) into a fresh buffer (malloc'd, NUL-terminated). */
-static char *write_value(const aw_json_value *v, int indent, size_t *len) {
-    aw_buf b;
-    aw_buf_init(&b, NULL);
-    aw_json_write_options o = {indent};
-    aw_error err;
-    int rc = aw_json_write(v, &o, &b, &err);
-    if (rc) fail_msg("aw_json_write: %s", err.message);
-    if (!b.data) assert_int_equal(aw_buf_reserve(&b, 0), 0);
-    if (len) *len = b.len;
-    return b.data;
-}
-
 static void check_text(const char *json, int indent, const char *want) {
     aw_json_doc *d = parse(json);
     size_t n;
-    char *got = write_value(aw_json_doc_root(d), indent, &n);
+    char *got = aw_test_write_json(aw_json_doc_root(d), indent, &n);
     if (n != strlen(want) || memcmp(got, want, n) != 0)
         fail_msg("%s (indent %d)\n  want: %s\n  got:  %s", json, indent, want, got);
     free(got);
@@ -102,7 +89,7 @@ static void test_vectors(void **state) {
                 const aw_json_value *want = aw_json_get(r, forms[k]);
                 assert_true(aw_json_is_string(want));
                 size_t gn;
-                char *got = write_value(aw_json_doc_root(doc), indents[k], &gn);
+                char *got = aw_test_write_json(aw_json_doc_root(doc), indents[k], &gn);
                 if (gn != want->u.str.len || memcmp(got, want->u.str.ptr, gn) != 0) {
                     show_diff(name->u.str.ptr, forms[k], want->u.str.ptr, want->u.str.len, got, gn);
                     failed++;
@@ -339,7 +326,7 @@ static void test_number_round_trip(void **state) {
 
 static void check_built(const aw_json_value *v, int indent, const char *want) {
     size_t n;
-    char *got = write_value(v, indent, &n);
+    char *got = aw_test_write_json(v, indent, &n);
     if (n != strlen(want) || memcmp(got, want, n) != 0) fail_msg("want %s\n  got  %s", want, got);
     free(got);
 }
@@ -449,7 +436,7 @@ static void test_deep(void **state) {
         aw_error err;
         if (aw_json_parse(in.data, in.len, &ro, &d, &err)) fail_msg("%s", err.message);
         size_t n;
-        char *out = write_value(aw_json_doc_root(d), pass ? 3 : 0, &n);
+        char *out = aw_test_write_json(aw_json_doc_root(d), pass ? 3 : 0, &n);
         if (!pass) {
             assert_int_equal(n, in.len);
             assert_memory_equal(out, in.data, n);
@@ -494,7 +481,7 @@ static int write_with(const aw_allocator *a, void *ctx) {
         assert_string_equal(b.data, "prefix:");
     } else {
         size_t want_len;
-        char *want = write_value(aw_json_doc_root(s->doc), s->indent, &want_len);
+        char *want = aw_test_write_json(aw_json_doc_root(s->doc), s->indent, &want_len);
         assert_int_equal(b.len, 7 + want_len);
         assert_memory_equal(b.data + 7, want, want_len);
         free(want);

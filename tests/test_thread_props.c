@@ -48,6 +48,7 @@
 #include <expat.h>
 
 #include "agentwire/agentwire.h"
+#include "testutil.h"
 #include "failalloc.h"
 
 #define SEED 0x5EED0A3A7ULL
@@ -58,18 +59,8 @@
 
 /* ---- PRNG (splitmix64) ----------------------------------------------------------- */
 
-typedef struct rng {
-    uint64_t s;
-} rng;
+typedef aw_test_rng rng;
 
-static uint64_t next64(rng *r) {
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static uint32_t below(rng *r, uint32_t n) { return (uint32_t)(next64(r) % n); }
 
 /* ---- random text ---------------------------------------------------------------------- */
 
@@ -106,11 +97,11 @@ static void put_cp(aw_buf *b, uint32_t cp) {
 
 /* A character XML 1.0 allows (other than tab/LF/CR). */
 static uint32_t clean_cp(rng *r) {
-    switch (below(r, 4)) {
-    case 0: return 0x20 + below(r, 0x5F);               /* printable ASCII */
-    case 1: return 0x7F + below(r, 0xD7FF - 0x7F + 1);  /* DEL, C1, BMP below surrogates */
-    case 2: return 0xE000 + below(r, 0xFFFD - 0xE000 + 1);
-    default: return 0x10000 + below(r, 0x100000);
+    switch (aw_test_below(r, 4)) {
+    case 0: return 0x20 + aw_test_below(r, 0x5F);               /* printable ASCII */
+    case 1: return 0x7F + aw_test_below(r, 0xD7FF - 0x7F + 1);  /* DEL, C1, BMP below surrogates */
+    case 2: return 0xE000 + aw_test_below(r, 0xFFFD - 0xE000 + 1);
+    default: return 0x10000 + aw_test_below(r, 0x100000);
     }
 }
 
@@ -119,31 +110,31 @@ static void clean_piece(rng *r, aw_buf *b) {
                                            "<![CDATA[", "-->", "\xEF\xBF\xBD", "\xEF\xBF\xBC", "\xF4\x8F\xBF\xBF",
                                            "\xC2\x85", "\xE2\x80\xA8", "\xF0\x9F\x98\x80", "é", "日本"};
     static const char *const spaces[] = {"\t", "\n", "\r", "\r\n", "\n\r", " ", "  "};
-    switch (below(r, 6)) {
+    switch (aw_test_below(r, 6)) {
     case 0:
     case 1: {
-        int n = 1 + (int)below(r, 8);
-        for (int i = 0; i < n; i++) aw_buf_putc(b, (char)('a' + below(r, 26)));
+        int n = 1 + (int)aw_test_below(r, 8);
+        for (int i = 0; i < n; i++) aw_buf_putc(b, (char)('a' + aw_test_below(r, 26)));
         break;
     }
-    case 2: aw_buf_append_str(b, specials[below(r, sizeof specials / sizeof specials[0])]); break;
-    case 3: aw_buf_append_str(b, spaces[below(r, sizeof spaces / sizeof spaces[0])]); break;
+    case 2: aw_buf_append_str(b, specials[aw_test_below(r, sizeof specials / sizeof specials[0])]); break;
+    case 3: aw_buf_append_str(b, spaces[aw_test_below(r, sizeof spaces / sizeof spaces[0])]); break;
     default: put_cp(b, clean_cp(r)); break;
     }
 }
 
 static void json_piece(rng *r, aw_buf *b) {
-    switch (below(r, 4)) {
-    case 0: aw_buf_putc(b, (char)below(r, 0x20)); break; /* controls, NUL included */
+    switch (aw_test_below(r, 4)) {
+    case 0: aw_buf_putc(b, (char)aw_test_below(r, 0x20)); break; /* controls, NUL included */
     case 1:                                              /* a lone low surrogate, as the reader keeps "\udc00" */
         aw_buf_putc(b, (char)0xED);
-        aw_buf_putc(b, (char)(0xB0 + below(r, 16)));
-        aw_buf_putc(b, (char)(0x80 + below(r, 64)));
+        aw_buf_putc(b, (char)(0xB0 + aw_test_below(r, 16)));
+        aw_buf_putc(b, (char)(0x80 + aw_test_below(r, 64)));
         break;
     case 2: /* a lone high surrogate, never followed by a low one */
         aw_buf_putc(b, (char)0xED);
-        aw_buf_putc(b, (char)(0xA0 + below(r, 16)));
-        aw_buf_putc(b, (char)(0x80 + below(r, 64)));
+        aw_buf_putc(b, (char)(0xA0 + aw_test_below(r, 16)));
+        aw_buf_putc(b, (char)(0x80 + aw_test_below(r, 64)));
         aw_buf_putc(b, 'x');
         break;
     default: aw_buf_append_str(b, "\x1b[31m"); break;
@@ -154,18 +145,18 @@ static void random_piece(rng *r, aw_buf *b) {
     static const char *const nasty[] = {"\x1b[1;32m", "\x1b]8;;http://x\x07", "\x1b]0;t\x1b\\", "\x1b", "\xEF\xBF\xBE",
                                         "\xEF\xBF\xBF", "\xED\xA0\x80", "\xED\xBF\xBF", "\xC0\xAF", "\xE2\x82",
                                         "\xF4\x90\x80\x80", "\xF0\x9F", "\xFF", "\xFE", "\x80", "\x00\x00"};
-    switch (below(r, 5)) {
+    switch (aw_test_below(r, 5)) {
     case 0: {
-        int n = 1 + (int)below(r, 6);
-        for (int i = 0; i < n; i++) aw_buf_putc(b, (char)below(r, 256));
+        int n = 1 + (int)aw_test_below(r, 6);
+        for (int i = 0; i < n; i++) aw_buf_putc(b, (char)aw_test_below(r, 256));
         break;
     }
     case 1: {
-        size_t k = below(r, sizeof nasty / sizeof nasty[0]);
+        size_t k = aw_test_below(r, sizeof nasty / sizeof nasty[0]);
         aw_buf_append(b, nasty[k], k == sizeof nasty / sizeof nasty[0] - 1 ? 2 : strlen(nasty[k]));
         break;
     }
-    case 2: aw_buf_putc(b, (char)below(r, 0x20)); break;
+    case 2: aw_buf_putc(b, (char)aw_test_below(r, 0x20)); break;
     default: clean_piece(r, b); break;
     }
 }
@@ -173,10 +164,10 @@ static void random_piece(rng *r, aw_buf *b) {
 static void gen_text(rng *r, int mode, aw_buf *b) {
     aw_buf_clear(b);
     aw_buf_reserve(b, 0);
-    int pieces = below(r, 5) == 0 ? 0 : 1 + (int)below(r, 12);
+    int pieces = aw_test_below(r, 5) == 0 ? 0 : 1 + (int)aw_test_below(r, 12);
     for (int i = 0; i < pieces; i++) {
         if (mode == TEXT_RANDOM) random_piece(r, b);
-        else if (mode == TEXT_JSON && below(r, 4) == 0) json_piece(r, b);
+        else if (mode == TEXT_JSON && aw_test_below(r, 4) == 0) json_piece(r, b);
         else clean_piece(r, b);
     }
 }
@@ -186,20 +177,20 @@ static void gen_text(rng *r, int mode, aw_buf *b) {
 static double gen_number(rng *r) {
     static const double specials[] = {1e21, 1e-7, 5e-324, 1.7976931348623157e308, 0.1, 123456789012345678901.0,
                                       -0.0, 0.000001, 1e20, -1.5e-10, 4294967296.0, 9007199254740993.0};
-    switch (below(r, 6)) {
-    case 0: return (double)below(r, 10);
-    case 1: return -(double)below(r, 1000000);
-    case 2: return below(r, 100000) / 8.0;
+    switch (aw_test_below(r, 6)) {
+    case 0: return (double)aw_test_below(r, 10);
+    case 1: return -(double)aw_test_below(r, 1000000);
+    case 2: return aw_test_below(r, 100000) / 8.0;
     case 3: {
         for (;;) {
-            uint64_t bits = next64(r);
+            uint64_t bits = aw_test_next64(r);
             double d;
             memcpy(&d, &bits, sizeof d);
             if (d - d == 0) return d; /* finite */
         }
     }
-    case 4: return specials[below(r, sizeof specials / sizeof specials[0])];
-    default: return (double)below(r, 100);
+    case 4: return specials[aw_test_below(r, sizeof specials / sizeof specials[0])];
+    default: return (double)aw_test_below(r, 100);
     }
 }
 
@@ -207,19 +198,19 @@ static aw_json_value *gen_value(aw_json_doc *d, rng *r, int mode, int depth, aw_
 
 static aw_json_value *gen_object(aw_json_doc *d, rng *r, int mode, int depth, aw_buf *tmp) {
     aw_json_value *o = aw_json_new_object(d);
-    int n = (int)below(r, depth > 2 ? 2 : 5);
+    int n = (int)aw_test_below(r, depth > 2 ? 2 : 5);
     for (int i = 0; i < n; i++) {
         aw_json_value *v = gen_value(d, r, mode, depth + 1, tmp);
         gen_text(r, mode == TEXT_RANDOM ? TEXT_RANDOM : TEXT_JSON, tmp);
-        if (below(r, 3) == 0) aw_buf_printf(tmp, "%u", below(r, 12)); /* sometimes an integer-like key */
+        if (aw_test_below(r, 3) == 0) aw_buf_printf(tmp, "%u", aw_test_below(r, 12)); /* sometimes an integer-like key */
         aw_json_object_set(d, o, tmp->data, tmp->len, v);
     }
     return o;
 }
 
 static aw_json_value *gen_value(aw_json_doc *d, rng *r, int mode, int depth, aw_buf *tmp) {
-    switch (below(r, depth > 3 ? 4 : 6)) {
-    case 0: return below(r, 2) ? aw_json_new_bool(d, below(r, 2)) : aw_json_new_null(d);
+    switch (aw_test_below(r, depth > 3 ? 4 : 6)) {
+    case 0: return aw_test_below(r, 2) ? aw_json_new_bool(d, aw_test_below(r, 2)) : aw_json_new_null(d);
     case 1: return aw_json_new_number(d, gen_number(r));
     case 2:
     case 3:
@@ -227,7 +218,7 @@ static aw_json_value *gen_value(aw_json_doc *d, rng *r, int mode, int depth, aw_
         return aw_json_new_string(d, tmp->data, tmp->len);
     case 4: {
         aw_json_value *a = aw_json_new_array(d);
-        int n = (int)below(r, 4);
+        int n = (int)aw_test_below(r, 4);
         for (int i = 0; i < n; i++) aw_json_array_push(d, a, gen_value(d, r, mode, depth + 1, tmp));
         return a;
     }
@@ -255,18 +246,18 @@ static void gen_events(rng *r, int mode, gen_case *c) {
     aw_buf tmp;
     aw_buf_init(&tmp, NULL);
     c->doc = aw_json_doc_new(NULL);
-    c->n = below(r, MAXEV + 1);
+    c->n = aw_test_below(r, MAXEV + 1);
     for (size_t i = 0; i < c->n; i++) {
         aw_json_doc *d = c->doc;
         aw_json_value *o = aw_json_new_object(d);
-        int k = (int)below(r, 11);
+        int k = (int)aw_test_below(r, 11);
         aw_json_object_set_string(d, o, "type", kind_types[k], strlen(kind_types[k]));
         char id[16];
-        snprintf(id, sizeof id, "c%u", below(r, 6));
+        snprintf(id, sizeof id, "c%u", aw_test_below(r, 6));
         switch (k) {
         case 0: {
             static const char *const roles[] = {"user", "assistant", "system"};
-            const char *role = roles[below(r, 3)];
+            const char *role = roles[aw_test_below(r, 3)];
             aw_json_object_set_string(d, o, "role", role, strlen(role));
             set_text(c, o, "content", r, mode, &tmp);
             break;
@@ -275,11 +266,11 @@ static void gen_events(rng *r, int mode, gen_case *c) {
             set_text(c, o, "toolName", r, mode, &tmp);
             aw_json_object_set_string(d, o, "toolCallId", id, strlen(id));
             aw_json_object_set(d, o, "args", 4, gen_object(d, r, mode, 1, &tmp));
-            if (below(r, 3) == 0) set_text(c, o, "parallelGroup", r, mode, &tmp);
+            if (aw_test_below(r, 3) == 0) set_text(c, o, "parallelGroup", r, mode, &tmp);
             break;
         case 2:
             aw_json_object_set_string(d, o, "toolCallId", id, strlen(id));
-            if (below(r, 3)) {
+            if (aw_test_below(r, 3)) {
                 set_text(c, o, "result", r, mode, &tmp);
             } else {
                 /* any other JSON value (a string result is text of `mode`:
@@ -288,35 +279,35 @@ static void gen_events(rng *r, int mode, gen_case *c) {
                 while (aw_json_is_string(v)) v = gen_value(d, r, mode, 1, &tmp);
                 aw_json_object_set(d, o, "result", 6, v);
             }
-            if (below(r, 2)) aw_json_object_set_number(d, o, "durationMs", gen_number(r));
-            if (below(r, 3) == 0) set_text(c, o, "parallelGroup", r, mode, &tmp);
-            else if (below(r, 4) == 0) aw_json_object_set_number(d, o, "parallelGroup", gen_number(r));
+            if (aw_test_below(r, 2)) aw_json_object_set_number(d, o, "durationMs", gen_number(r));
+            if (aw_test_below(r, 3) == 0) set_text(c, o, "parallelGroup", r, mode, &tmp);
+            else if (aw_test_below(r, 4) == 0) aw_json_object_set_number(d, o, "parallelGroup", gen_number(r));
             break;
         case 3:
             set_text(c, o, "error", r, mode, &tmp);
-            aw_json_object_set_bool(d, o, "recoverable", below(r, 2));
-            if (below(r, 2)) aw_json_object_set_string(d, o, "toolCallId", id, strlen(id));
+            aw_json_object_set_bool(d, o, "recoverable", aw_test_below(r, 2));
+            if (aw_test_below(r, 2)) aw_json_object_set_string(d, o, "toolCallId", id, strlen(id));
             break;
         case 4: set_text(c, o, "question", r, mode, &tmp); break;
         case 5: set_text(c, o, "response", r, mode, &tmp); break;
         case 6:
             set_text(c, o, "result", r, mode, &tmp);
-            aw_json_object_set_bool(d, o, "verified", below(r, 2));
+            aw_json_object_set_bool(d, o, "verified", aw_test_below(r, 2));
             break;
         case 7: {
             aw_json_value *its = aw_json_new_array(d);
-            int n = (int)below(r, 5);
+            int n = (int)aw_test_below(r, 5);
             for (int j = 0; j < n; j++) aw_json_array_push(d, its, aw_json_new_number(d, gen_number(r)));
             aw_json_object_set(d, o, "summarizedIterations", 20, its);
             set_text(c, o, "summary", r, mode, &tmp);
             break;
         }
         default:
-            if (below(r, 2)) aw_json_object_set(d, o, "extra", 5, gen_value(d, r, mode, 1, &tmp));
+            if (aw_test_below(r, 2)) aw_json_object_set(d, o, "extra", 5, gen_value(d, r, mode, 1, &tmp));
             break;
         }
         aw_json_object_set_number(d, o, "timestamp", gen_number(r));
-        aw_json_object_set_number(d, o, "iteration", below(r, 3) ? (double)below(r, 20) : gen_number(r));
+        aw_json_object_set_number(d, o, "iteration", aw_test_below(r, 3) ? (double)aw_test_below(r, 20) : gen_number(r));
         aw_error err;
         if (aw_event_from_json(o, &c->ev[i], &err)) fail_msg("generator made a bad event: %s", err.message);
     }
@@ -378,7 +369,7 @@ static void test_output_always_parses(void **state) {
     for (int t = 0; t < PARSE_CASES; t++) {
         gen_case c;
         gen_events(&r, TEXT_RANDOM, &c);
-        aw_thread_options o = {NULL, 0, below(&r, 2), NULL};
+        aw_thread_options o = {NULL, 0, aw_test_below(&r, 2), NULL};
         aw_buf_clear(&out);
         aw_error err;
         if (aw_thread_encode(c.ev, c.n, &o, &out, &err)) fail_msg("case %d: encode: %s", t, err.message);
@@ -460,7 +451,7 @@ static void test_round_trip(void **state) {
     for (int t = 0; t < ROUNDTRIP_CASES; t++) {
         gen_case c;
         gen_events(&r, TEXT_CLEAN, &c);
-        aw_thread_options o = {NULL, 0, below(&r, 2), NULL};
+        aw_thread_options o = {NULL, 0, aw_test_below(&r, 2), NULL};
         aw_buf_clear(&out);
         aw_error err;
         assert_int_equal(aw_thread_encode(c.ev, c.n, &o, &out, &err), 0);
@@ -616,7 +607,7 @@ static void test_writer_matches_encoder(void **state) {
                 snprintf(ids[i], sizeof ids[i], "k%zu", i);
                 calls[ncalls++] = i;
             } else if (ev->kind == AW_EVENT_TOOL_RESULT) {
-                if (ncalls && below(&r, 4)) snprintf(ids[i], sizeof ids[i], "k%zu", calls[below(&r, (uint32_t)ncalls)]);
+                if (ncalls && aw_test_below(&r, 4)) snprintf(ids[i], sizeof ids[i], "k%zu", calls[aw_test_below(&r, (uint32_t)ncalls)]);
                 else snprintf(ids[i], sizeof ids[i], "none%zu", i);
             } else {
                 continue;
@@ -625,11 +616,11 @@ static void test_writer_matches_encoder(void **state) {
             ev->tool_call_id.len = strlen(ids[i]);
         }
         gen_text(&r, TEXT_CLEAN, &prefill);
-        aw_thread_options o = {prefill.data, prefill.len, below(&r, 2), NULL};
+        aw_thread_options o = {prefill.data, prefill.len, aw_test_below(&r, 2), NULL};
         aw_thread_writer *w = aw_thread_writer_new(&o);
         assert_non_null(w);
         aw_buf_clear(&doc);
-        if (below(&r, 2)) aw_buf_append_str(&doc, "prompt before the thread\n"); /* the writer owns only its tail */
+        if (aw_test_below(&r, 2)) aw_buf_append_str(&doc, "prompt before the thread\n"); /* the writer owns only its tail */
         size_t keep = doc.len;
         assert_int_equal(aw_thread_writer_start(w, &doc), 0);
         encode_prefix(c.ev, 0, &o, &whole);
@@ -910,19 +901,19 @@ static void test_json_text_matches_encoder(void **state) {
     aw_buf_init(&got, NULL);
     for (int t = 0; t < STREAM_CASES; t++) {
         gen_case c;
-        gen_events(&r, (int)below(&r, 3), &c);
+        gen_events(&r, (int)aw_test_below(&r, 3), &c);
         aw_buf_clear(&lines);
         aw_buf_clear(&array);
         aw_buf_putc(&array, '[');
         for (size_t i = 0; i < c.n; i++) {
-            if (below(&r, 4) == 0) aw_buf_append_str(&lines, below(&r, 2) ? "\n" : "  \r\n"); /* blank lines */
+            if (aw_test_below(&r, 4) == 0) aw_buf_append_str(&lines, aw_test_below(&r, 2) ? "\n" : "  \r\n"); /* blank lines */
             assert_int_equal(aw_json_write(c.ev[i].json, NULL, &lines, NULL), 0);
-            aw_buf_append_str(&lines, below(&r, 2) ? "\n" : "\r\n");
+            aw_buf_append_str(&lines, aw_test_below(&r, 2) ? "\n" : "\r\n");
             if (i) aw_buf_putc(&array, ',');
             assert_int_equal(aw_json_write(c.ev[i].json, NULL, &array, NULL), 0);
         }
         aw_buf_putc(&array, ']');
-        aw_thread_options o = {"pre", below(&r, 2) ? 3u : 0u, below(&r, 2) != 0, NULL};
+        aw_thread_options o = {"pre", aw_test_below(&r, 2) ? 3u : 0u, aw_test_below(&r, 2) != 0, NULL};
         expect_streamed_equal(t, &lines, &o, &want, &got);
         expect_streamed_equal(t, &array, &o, &want, &got);
         aw_json_doc_free(c.doc);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "agentwire/agentwire.h"
+#include "testutil.h"
 #include "internal/xml.h"
 
 #define FFFD "\xEF\xBF\xBD"
@@ -96,18 +97,8 @@ static void ref_escape(aw_buf *out, const unsigned char *s, size_t n, unsigned f
 
 /* ---- random strings ------------------------------------------------------------------- */
 
-typedef struct rng {
-    uint64_t s;
-} rng;
+typedef aw_test_rng rng;
 
-static uint64_t next64(rng *r) {
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static uint32_t below(rng *r, uint32_t n) { return (uint32_t)(next64(r) % n); }
 
 static void piece(rng *r, aw_buf *b, int density) {
     static const char *const pieces[] = {
@@ -119,28 +110,28 @@ static void piece(rng *r, aw_buf *b, int density) {
     };
     /* plain text: short words, or runs past the 128-byte copies and the
      * 1 KB chunks */
-    if (below(r, 100) >= (uint32_t)density) {
+    if (aw_test_below(r, 100) >= (uint32_t)density) {
         static const uint32_t runs[] = {1, 5, 20, 63, 64, 65, 127, 128, 129, 300, 1100};
-        uint32_t len = below(r, 4) ? 1 + below(r, 12) : runs[below(r, 11)];
-        for (uint32_t k = 0; k < len; k++) aw_buf_putc(b, (char)("abcdefgh ,.;:(){}[]/=+-*"[below(r, 24)]));
+        uint32_t len = aw_test_below(r, 4) ? 1 + aw_test_below(r, 12) : runs[aw_test_below(r, 11)];
+        for (uint32_t k = 0; k < len; k++) aw_buf_putc(b, (char)("abcdefgh ,.;:(){}[]/=+-*"[aw_test_below(r, 24)]));
         return;
     }
-    if (below(r, 16) == 0) { /* a run of non-ASCII longer than 32 bytes */
+    if (aw_test_below(r, 16) == 0) { /* a run of non-ASCII longer than 32 bytes */
         for (int k = 0; k < 15; k++) aw_buf_append_str(b, "中");
         return;
     }
-    if (below(r, 40) == 0) {
+    if (aw_test_below(r, 40) == 0) {
         aw_buf_putc(b, '\0');
         return;
     }
-    aw_buf_append_str(b, pieces[below(r, sizeof pieces / sizeof pieces[0])]);
+    aw_buf_append_str(b, pieces[aw_test_below(r, sizeof pieces / sizeof pieces[0])]);
 }
 
 static void gen_string(rng *r, aw_buf *b) {
     static const uint32_t sizes[] = {0, 1, 15, 16, 17, 63, 64, 127, 128, 129, 191, 192, 300, 1100, 2200, 5000};
     aw_buf_clear(b);
-    uint32_t target = below(r, 3) ? sizes[below(r, 16)] : below(r, 6000);
-    int density = (int)below(r, 101);
+    uint32_t target = aw_test_below(r, 3) ? sizes[aw_test_below(r, 16)] : aw_test_below(r, 6000);
+    int density = (int)aw_test_below(r, 101);
     while (b->len < target) piece(r, b, density);
 }
 
@@ -191,9 +182,9 @@ static void test_every_version_matches_reference(void **state) {
         char *s = malloc(n ? n : 1);
         assert_non_null(s);
         if (n) memcpy(s, text.data, n);
-        unsigned flags = below(&r, 2) ? AW_XML_STRIP_ANSI : 0;
-        size_t start = below(&r, 4) ? 0 : below(&r, (uint32_t)n + 1);
-        size_t block = blocks[below(&r, 7)];
+        unsigned flags = aw_test_below(&r, 2) ? AW_XML_STRIP_ANSI : 0;
+        size_t start = aw_test_below(&r, 4) ? 0 : aw_test_below(&r, (uint32_t)n + 1);
+        size_t block = blocks[aw_test_below(&r, 7)];
         aw_buf_clear(&want);
         ref_escape(&want, (const unsigned char *)s + start, n - start, flags);
         for (int isa = AW__XML_SCALAR; isa <= (int)best; isa++) {

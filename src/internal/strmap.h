@@ -7,9 +7,29 @@
 #define AW_INTERNAL_STRMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "agentwire/alloc.h"
 #include "agentwire/event.h"
+
+/* The hash of an id, eight bytes at a time: ids are short, and the
+ * encoder looks one up per tool event. Inline because the encoder's own
+ * call table uses it too. */
+static inline uint64_t aw__text_hash(aw_text k) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ k.len;
+    size_t i = 0;
+    for (; i + 8 <= k.len; i += 8) {
+        uint64_t w;
+        memcpy(&w, k.ptr + i, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    if (k.len > i) memcpy(&w, k.ptr + i, k.len - i);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 29);
+}
 
 typedef struct aw_strmap_slot {
     aw_text key;

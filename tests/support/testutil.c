@@ -9,7 +9,32 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
 #include "testutil.h"
+
+uint64_t aw_test_next64(aw_test_rng *r) {
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+uint32_t aw_test_below(aw_test_rng *r, uint32_t n) { return (uint32_t)(aw_test_next64(r) % n); }
+
+char *aw_test_write_json(const aw_json_value *v, int indent, size_t *len) {
+    aw_buf b;
+    aw_buf_init(&b, NULL);
+    aw_json_write_options o = {indent};
+    aw_error err;
+    if (aw_json_write(v, &o, &b, &err)) fail_msg("aw_json_write: %s", err.message);
+    if (!b.data && aw_buf_reserve(&b, 0)) fail_msg("out of memory");
+    if (len) *len = b.len;
+    return b.data;
+}
 
 char *aw_test_read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");

@@ -3,6 +3,9 @@
 #define AW_TEST_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "agentwire/json.h"
 
 /* The whole file, malloc'd and NUL-terminated; NULL on error. */
 char *aw_test_read_file(const char *path, size_t *len);
@@ -12,5 +15,19 @@ char *aw_test_read_file(const char *path, size_t *len);
  * discard). Returns the exit status, or -1 when it could not run. */
 int aw_test_run_cmd(const char *cmd, const char *stdin_data, size_t stdin_len, char **out, size_t *out_len,
                     char **err, size_t *err_len);
+
+/* splitmix64: random test inputs from a fixed seed, the same on every
+ * machine, so a failure can be replayed. */
+typedef struct aw_test_rng {
+    uint64_t s;
+} aw_test_rng;
+
+uint64_t aw_test_next64(aw_test_rng *r);
+/* Uniform enough below n (n > 0). */
+uint32_t aw_test_below(aw_test_rng *r, uint32_t n);
+
+/* v written by aw_json_write with this indent: malloc'd, NUL-terminated,
+ * its length in *len when len is not NULL. A write error fails the test. */
+char *aw_test_write_json(const aw_json_value *v, int indent, size_t *len);
 
 #endif
