@@ -1,5 +1,7 @@
-/* The JSON reader against JSONTestSuite's parsing files
- * (../shared/conformance/JSONTestSuite, see its README):
+/* The JSON reader against JSONTestSuite's parsing files, from the copy in
+ * tests/vectors/JSONTestSuite (so a clone anywhere has them; see the README
+ * there), which test_copy_is_current compares with the reference in
+ * ../shared/conformance/JSONTestSuite whenever that is present:
  *
  *   y_*.json  must be accepted; each is also written back compactly and the
  *             output must parse again to an equal value.
@@ -83,13 +85,8 @@ static int cmp_name(const void *a, const void *b) {
 
 static char suite_dir[4096];
 
-/* The files may sit in JSONTestSuite/ itself or, as in the upstream
- * project, in JSONTestSuite/test_parsing/. */
 static DIR *open_suite(void) {
-    snprintf(suite_dir, sizeof suite_dir, "%s/conformance/JSONTestSuite/test_parsing", AW_SHARED_DIR);
-    DIR *d = opendir(suite_dir);
-    if (d) return d;
-    snprintf(suite_dir, sizeof suite_dir, "%s/conformance/JSONTestSuite", AW_SHARED_DIR);
+    snprintf(suite_dir, sizeof suite_dir, "%s/tests/vectors/JSONTestSuite", AW_SOURCE_DIR);
     return opendir(suite_dir);
 }
 
@@ -168,6 +165,62 @@ static void check_error(const char *name, int rc, const aw_error *err) {
         fail_msg("%s: unexpected code %d (%s)", name, rc, err->message);
     if (err->message[0] == '\0') fail_msg("%s: empty message", name);
     if (err->line < 1 || err->column < 1) fail_msg("%s: no position (%zu:%zu)", name, err->line, err->column);
+}
+
+/* ---- the copy ------------------------------------------------------------ */
+
+/* The reference directory: the files may sit in JSONTestSuite/ itself or,
+ * as in the upstream project, in JSONTestSuite/test_parsing/. */
+static int reference_dir(char *dir, size_t size) {
+    const char *subs[] = {"conformance/JSONTestSuite/test_parsing", "conformance/JSONTestSuite"};
+    for (size_t k = 0; k < 2; k++) {
+        snprintf(dir, size, "%s/%s", AW_SHARED_DIR, subs[k]);
+        DIR *d = opendir(dir);
+        if (d) {
+            closedir(d);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Every y_, n_ and i_ file of the reference is in the copy with the same
+ * bytes, and the copy has no others. */
+static void test_copy_is_current(void **state) {
+    (void)state;
+    char ref[4096];
+    if (reference_dir(ref, sizeof ref)) {
+        print_message("no reference suite under %s; the copy is used as it is\n", AW_SHARED_DIR);
+        skip();
+    }
+    const char *prefixes[] = {"y_", "n_", "i_"};
+    for (size_t k = 0; k < 3; k++) {
+        names mine = list_files(prefixes[k]); /* the copy's, in suite_dir */
+        DIR *d = opendir(ref);
+        assert_non_null(d);
+        size_t seen = 0;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t nl = strlen(e->d_name);
+            if (strncmp(e->d_name, prefixes[k], 2) != 0 || nl < 5 || strcmp(e->d_name + nl - 5, ".json") != 0)
+                continue;
+            seen++;
+            size_t rl = 0, cl = 0;
+            char path[8192];
+            snprintf(path, sizeof path, "%s/%s", ref, e->d_name);
+            char *theirs = aw_test_read_file(path, &rl);
+            snprintf(path, sizeof path, "%s/%s", suite_dir, e->d_name);
+            char *ours = aw_test_read_file(path, &cl);
+            if (!theirs) fail_msg("cannot read %s/%s", ref, e->d_name);
+            if (!ours) fail_msg("%s is missing from the copy in %s", e->d_name, suite_dir);
+            if (rl != cl || memcmp(theirs, ours, rl) != 0) fail_msg("%s differs from the reference", e->d_name);
+            free(theirs);
+            free(ours);
+        }
+        closedir(d);
+        if (seen != mine.n) fail_msg("%s files: %zu in the reference, %zu in the copy", prefixes[k], seen, mine.n);
+        free_names(&mine);
+    }
 }
 
 /* ---- y_ ------------------------------------------------------------------ */
@@ -546,6 +599,7 @@ int main(void) {
         cmocka_unit_test(test_y_accepted),     cmocka_unit_test(test_n_rejected),
         cmocka_unit_test(test_n_reasons),      cmocka_unit_test(test_i_decisions),
         cmocka_unit_test(test_bom_option),     cmocka_unit_test(test_depth_limit),
+        cmocka_unit_test(test_copy_is_current),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
