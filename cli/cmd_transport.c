@@ -403,15 +403,8 @@ static int past_feed(void *vctx, const char *chunk, size_t len) {
 }
 
 static int transport_past(cli_args *a) {
-    const char *opt;
-    while ((opt = cli_next_opt(a))) {
-        if (cli_is_help(opt)) {
-            fputs(past_help, stdout);
-            return CLI_OK;
-        }
-        return cli_usage_error(a, "unknown option '%s'", opt);
-    }
-    if (cli_args_done(a)) return CLI_USAGE;
+    int done = cli_no_options(a, past_help);
+    if (done >= 0) return done;
     past_ctx c = {cli_input_name(a->file), NULL, 0, 0, 0};
     aw_jsonl_reader *r = aw_jsonl_reader_new(NULL);
     if (!r) {

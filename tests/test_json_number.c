@@ -22,16 +22,13 @@
 #include <cmocka.h>
 
 #include "agentwire/agentwire.h"
+#include "testutil.h"
 #include "internal/json.h"
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+/* fixed seed, so a failure repeats */
+static aw_test_rng rng_state = {0x9E3779B97F4A7C15ull};
 
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rnd(void) { return aw_test_next64(&rng_state); }
 
 /* ---- the writing reference ------------------------------------------------ */
 

@@ -16,15 +16,12 @@
 #include <cmocka.h>
 
 #include "agentwire/agentwire.h"
+#include "testutil.h"
 
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+/* fixed seed, so a failure repeats */
+static aw_test_rng rng_state = {0x2545F4914F6CDD1Dull};
 
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rnd(void) { return aw_test_next64(&rng_state); }
 
 /* UTF-8 of cp into out; returns the length. */
 static size_t utf8(uint32_t cp, char *out) {

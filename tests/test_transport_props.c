@@ -15,15 +15,11 @@
 #include <cmocka.h>
 
 #include "transport_harness.h"
+#include "testutil.h"
 
 /* A small deterministic generator, so failures repeat. */
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rng(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static aw_test_rng rng_state = {0x9E3779B97F4A7C15ull};
+static uint64_t rng(void) { return aw_test_next64(&rng_state); }
 
 typedef struct input {
     const aw_json_value *spec;

@@ -151,3 +151,17 @@ int aw_test_run_cmd(const char *cmd, const char *stdin_data, size_t stdin_len, c
     if (err_len) *err_len = se.len;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
+
+void aw_test_check_appended(const aw_buf *out, const char *prefix, size_t prefix_len, int rc, const aw_error *err,
+                            const char *want, size_t want_len) {
+    if (rc == 0) {
+        assert_int_equal(out->len, prefix_len + want_len);
+        assert_memory_equal(out->data, prefix, prefix_len);
+        assert_memory_equal(out->data + prefix_len, want, want_len);
+        return;
+    }
+    assert_int_equal(rc, AW_ENOMEM);
+    assert_int_equal(err->code, AW_ENOMEM);
+    assert_int_equal(out->len, prefix_len);
+    assert_memory_equal(out->data, prefix, prefix_len);
+}

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agentwire/buf.h"
+#include "agentwire/error.h"
 #include "agentwire/json.h"
 
 /* The whole file, malloc'd and NUL-terminated; NULL on error. */
@@ -29,5 +31,13 @@ uint32_t aw_test_below(aw_test_rng *r, uint32_t n);
 /* v written by aw_json_write with this indent: malloc'd, NUL-terminated,
  * its length in *len when len is not NULL. A write error fails the test. */
 char *aw_test_write_json(const aw_json_value *v, int indent, size_t *len);
+
+/* The contract of every function that appends to a caller's buffer, checked
+ * after a call that may have met a failing allocator: the buffer held
+ * prefix (prefix_len bytes) before the call; rc 0 means it now holds prefix
+ * then want; any other rc must be AW_ENOMEM, in err too, with the buffer
+ * exactly as it was. */
+void aw_test_check_appended(const aw_buf *out, const char *prefix, size_t prefix_len, int rc, const aw_error *err,
+                            const char *want, size_t want_len);
 
 #endif
