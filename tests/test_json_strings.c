@@ -23,7 +23,9 @@ static aw_test_rng rng_state = {0x2545F4914F6CDD1Dull};
 
 static uint64_t rnd(void) { return aw_test_next64(&rng_state); }
 
-/* UTF-8 of cp into out; returns the length. */
+/* UTF-8 of cp into out; returns the length. Written here on purpose, not
+ * aw__utf8_encode: the reader decodes \u escapes with that, so the expected
+ * bytes must come from an encoder the reader does not use. */
 static size_t utf8(uint32_t cp, char *out) {
     unsigned char *o = (unsigned char *)out;
     if (cp < 0x80) {
