@@ -54,9 +54,9 @@ static int get_number(checker *c, const char *field, bool required, const aw_jso
     return 0;
 }
 
-static int get_bool(checker *c, const char *field, bool *out) {
+static int get_bool(checker *c, const char *field, bool required, bool *out) {
     const aw_json_value *v = aw_json_get(c->obj, field);
-    if (!v) return missing(c, field);
+    if (!v) return required ? missing(c, field) : 0;
     if (v->type != AW_JSON_BOOL) return mistyped(c, field, "true or false");
     *out = v->u.b;
     return 0;
@@ -83,10 +83,16 @@ int aw_event_from_json(const aw_json_value *obj, aw_event *ev, aw_error *err) {
     ev->kind = kind_of(type->u.str.ptr, type->u.str.len);
     if (ev->kind == AW_EVENT_OTHER) return 0; /* kept as it is; not ours to check */
 
+    /* Required: what the <thread> format writes (and the toolCallId its
+     * names are resolved by). Fields it never writes (timestamp,
+     * completion's verified, the iteration of approval and plan, which are
+     * not written at all) are optional, as the reference serializer never
+     * reads them, but checked for type when present. */
     checker c = {obj, ev, err};
+    int written = ev->kind != AW_EVENT_APPROVAL && ev->kind != AW_EVENT_PLAN;
     int rc;
-    if ((rc = get_number(&c, "timestamp", true, &ev->timestamp))) return rc;
-    if ((rc = get_number(&c, "iteration", true, &ev->iteration))) return rc;
+    if ((rc = get_number(&c, "timestamp", false, &ev->timestamp))) return rc;
+    if ((rc = get_number(&c, "iteration", written, &ev->iteration))) return rc;
     switch (ev->kind) {
     case AW_EVENT_MESSAGE: {
         aw_text role = {0};
@@ -113,14 +119,14 @@ int aw_event_from_json(const aw_json_value *obj, aw_event *ev, aw_error *err) {
     case AW_EVENT_ERROR:
         if ((rc = get_string(&c, "error", true, &ev->text))) return rc;
         if ((rc = get_string(&c, "toolCallId", false, &ev->tool_call_id))) return rc;
-        return get_bool(&c, "recoverable", &ev->recoverable);
+        return get_bool(&c, "recoverable", true, &ev->recoverable);
     case AW_EVENT_HUMAN_INPUT_REQUESTED:
         return get_string(&c, "question", true, &ev->text);
     case AW_EVENT_HUMAN_INPUT_RECEIVED:
         return get_string(&c, "response", true, &ev->text);
     case AW_EVENT_COMPLETION:
         if ((rc = get_string(&c, "result", true, &ev->text))) return rc;
-        return get_bool(&c, "verified", &ev->verified);
+        return get_bool(&c, "verified", false, &ev->verified);
     case AW_EVENT_SUMMARY: {
         const aw_json_value *its = aw_json_get(obj, "summarizedIterations");
         if (!its) return missing(&c, "summarizedIterations");

@@ -212,9 +212,54 @@ static void test_approval_plan_unknown_kept(void **state) {
     for (int i = 0; i < 4; i++) assert_passthrough(&e[i], lines[i]);
     aw_event_list_free(l);
 
-    /* approval and plan still need the common fields */
-    expect_error("{\"type\":\"plan\",\"iteration\":1}", AW_ETYPE, 1, "'timestamp'", NULL);
+    /* approval and plan are not written: their common fields are
+     * optional, but checked when present */
+    expect_error("{\"type\":\"plan\",\"timestamp\":\"1\"}", AW_ETYPE, 1, "'timestamp'", NULL);
     expect_error("{\"type\":\"approval\",\"timestamp\":1,\"iteration\":\"1\"}", AW_ETYPE, 1, "'iteration'", NULL);
+}
+
+/* ---- fields the format never writes: optional, typed when present ----------------- */
+
+/* Each event lacks one optional field (and only that one, so the case
+ * proves that very field optional); the event reads with the field's
+ * "absent" value. Their mistyped forms are in test_missing_and_mistyped. */
+static void test_optional_fields_absent(void **state) {
+    (void)state;
+    static const struct {
+        const char *event;
+        const char *field;
+    } cases[] = {
+        {"{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"tool_call\",\"toolName\":\"t\",\"toolCallId\":\"c\",\"args\":{},\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"tool_result\",\"toolCallId\":\"c\",\"result\":1,\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"error\",\"error\":\"x\",\"recoverable\":true,\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"human_input_requested\",\"question\":\"q\",\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"human_input_received\",\"response\":\"r\",\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"completion\",\"result\":\"r\",\"verified\":true,\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"summary\",\"summarizedIterations\":[1],\"summary\":\"s\",\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"approval\",\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"plan\",\"timestamp\":1}", "iteration"},
+        {"{\"type\":\"approval\",\"timestamp\":1}", "iteration"},
+        {"{\"type\":\"completion\",\"result\":\"r\",\"timestamp\":1,\"iteration\":1}", "verified"},
+        {"{\"type\":\"error\",\"error\":\"x\",\"recoverable\":true,\"timestamp\":1,\"iteration\":1}", "toolCallId"},
+        {"{\"type\":\"tool_result\",\"toolCallId\":\"c\",\"result\":1,\"timestamp\":1,\"iteration\":1}", "durationMs"},
+        {"{\"type\":\"tool_call\",\"toolName\":\"t\",\"toolCallId\":\"c\",\"args\":{},\"timestamp\":1,\"iteration\":1}",
+         "parallelGroup"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        aw_event_list *l = parse_ok(cases[i].event);
+        const aw_event *e = aw_event_list_items(l);
+        assert_int_equal(aw_event_list_count(l), 1);
+        assert_null(aw_json_get(e->json, cases[i].field));
+        const char *f = cases[i].field;
+        if (!strcmp(f, "timestamp")) assert_null(e->timestamp);
+        else if (!strcmp(f, "iteration")) assert_null(e->iteration);
+        else if (!strcmp(f, "verified")) assert_false(e->verified);
+        else if (!strcmp(f, "toolCallId")) assert_int_equal(e->tool_call_id.len, 0);
+        else if (!strcmp(f, "durationMs")) assert_null(e->duration_ms);
+        else assert_null(e->parallel_group);
+        aw_event_list_free(l);
+    }
 }
 
 static void test_kind_names(void **state) {
@@ -263,7 +308,7 @@ static void test_unknown_fields_pass_through(void **state) {
     aw_event_list_free(l);
 }
 
-/* ---- missing or mistyped required fields ---------------------------------------------- */
+/* ---- missing or mistyped required fields, mistyped optional ones ---------------------------------------------- */
 
 #define TS "\"timestamp\":1,\"iteration\":1"
 
@@ -277,8 +322,8 @@ static void test_missing_and_mistyped(void **state) {
     } cases[] = {
         {"{\"role\":\"user\",\"content\":\"a\"," TS "}", "'type'"},
         {"{\"type\":5,\"role\":\"user\",\"content\":\"a\"," TS "}", "'type'"},
-        {"{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"iteration\":1}", "'timestamp'"},
         {"{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"timestamp\":\"1\",\"iteration\":1}", "'timestamp'"},
+        {"{\"type\":\"summary\",\"summarizedIterations\":[],\"summary\":\"\",\"timestamp\":null,\"iteration\":1}", "'timestamp'"},
         {"{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"timestamp\":1}", "'iteration'"},
         {"{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"timestamp\":1,\"iteration\":null}", "'iteration'"},
         {"{\"type\":\"message\",\"content\":\"a\"," TS "}", "'role'"},
@@ -310,7 +355,6 @@ static void test_missing_and_mistyped(void **state) {
         {"{\"type\":\"human_input_received\",\"response\":false," TS "}", "'response'"},
         {"{\"type\":\"completion\",\"verified\":true," TS "}", "'result'"},
         {"{\"type\":\"completion\",\"result\":{},\"verified\":true," TS "}", "'result'"},
-        {"{\"type\":\"completion\",\"result\":\"r\"," TS "}", "'verified'"},
         {"{\"type\":\"completion\",\"result\":\"r\",\"verified\":1," TS "}", "'verified'"},
         {"{\"type\":\"summary\",\"summary\":\"s\"," TS "}", "'summarizedIterations'"},
         {"{\"type\":\"summary\",\"summarizedIterations\":\"1,2\",\"summary\":\"s\"," TS "}", "'summarizedIterations'"},
@@ -604,6 +648,7 @@ int main(void) {
         cmocka_unit_test(test_tool_call_and_result),
         cmocka_unit_test(test_error_human_completion_summary),
         cmocka_unit_test(test_approval_plan_unknown_kept),
+        cmocka_unit_test(test_optional_fields_absent),
         cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_unknown_fields_pass_through),
         cmocka_unit_test(test_missing_and_mistyped),

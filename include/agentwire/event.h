@@ -42,8 +42,8 @@ typedef struct aw_event {
     aw_event_kind kind;
     const aw_json_value *json;      /* the whole event object */
     aw_text type;                   /* the "type" string as written */
-    const aw_json_value *timestamp; /* number (ms) */
-    const aw_json_value *iteration; /* number */
+    const aw_json_value *timestamp; /* number (ms); NULL when absent */
+    const aw_json_value *iteration; /* number; NULL when absent (approval, plan) */
     aw_role role;                   /* message */
     /* The body: content (message), error (error), question
      * (human_input_requested), response (human_input_received), result
@@ -57,12 +57,35 @@ typedef struct aw_event {
     const aw_json_value *parallel_group; /* tool_call, tool_result: optional */
     const aw_json_value *summarized_iterations; /* summary: array of numbers */
     bool recoverable;                   /* error */
-    bool verified;                      /* completion */
+    bool verified;                      /* completion; false when absent */
 } aw_event;
 
-/* Read one event from a JSON object. A missing or mistyped required field
- * is AW_ETYPE with a message naming it ("field 'toolName' is missing",
- * "field 'args' must be an object"). The event points into obj, which must
+/* Read one event from a JSON object. Required are the fields the <thread>
+ * format writes, and the toolCallId it names results by:
+ *
+ *   every type            type (string)
+ *   all but approval,     iteration (number)
+ *   plan and unknown
+ *   message               role ("user", "assistant" or "system"), content (string)
+ *   tool_call             toolName, toolCallId (strings), args (object)
+ *   tool_result           toolCallId (string), result (any JSON value)
+ *   error                 error (string), recoverable (true or false)
+ *   human_input_requested question (string)
+ *   human_input_received  response (string)
+ *   completion            result (string)
+ *   summary               summarizedIterations (array of numbers), summary (string)
+ *
+ * Optional, and checked for type when present: timestamp (number, every
+ * known type), iteration (approval, plan), parallelGroup (string or
+ * number) on tool_call and tool_result, durationMs (number) on
+ * tool_result, toolCallId (string) on error, verified (true or false) on
+ * completion. A type this
+ * model does not know (AW_EVENT_OTHER) is not checked beyond its "type".
+ * Any other field is kept in `json` unchecked.
+ *
+ * A missing or mistyped required field, or a mistyped optional one, is
+ * AW_ETYPE with a message naming it ("field 'toolName' is missing", "field
+ * 'args' must be an object"). The event points into obj, which must
  * outlive it. */
 int aw_event_from_json(const aw_json_value *obj, aw_event *ev, aw_error *err);
 
