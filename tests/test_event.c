@@ -262,6 +262,40 @@ static void test_optional_fields_absent(void **state) {
     }
 }
 
+/* Field errors name a column too: the opening quote of a mistyped field's
+ * key (the last of that name, the one read), or where the event starts
+ * when a field is missing; in the array form, the place in the whole text
+ * (the event's first key when a field is missing). */
+static void expect_place(const char *text, size_t line, size_t column, const char *field) {
+    aw_event_list *l = NULL;
+    aw_error err;
+    int rc = aw_event_list_parse(text, strlen(text), NULL, &l, &err);
+    if (rc != AW_ETYPE) fail_msg("rc %d for: %s", rc, text);
+    if (err.line != line || err.column != column)
+        fail_msg("%zu:%zu, want %zu:%zu (%s) for: %s", err.line, err.column, line, column, err.message, text);
+    if (!strstr(err.message, field)) fail_msg("'%s' does not name %s", err.message, field);
+}
+
+static void test_error_columns(void **state) {
+    (void)state;
+    const char *good = "{\"type\":\"plan\"}\n";
+    char text[512];
+    /* mistyped: the key's quote; "é" is one column */
+    snprintf(text, sizeof text, "%s{\"type\":\"tool_call\",\"toolName\":\"é\",\"toolCallId\":\"c\",\"args\":[],\"iteration\":1}\n", good);
+    expect_place(text, 2, 53, "'args'");
+    /* a duplicate key: the one whose value is read */
+    snprintf(text, sizeof text, "%s%s{\"type\":\"plan\",\"iteration\":1,\"iteration\":\"x\"}", good, good);
+    expect_place(text, 3, 30, "'iteration'");
+    /* missing: where the event starts, after blanks */
+    snprintf(text, sizeof text, "%s   {\"type\":\"message\",\"role\":\"user\",\"iteration\":1}\r\n", good);
+    expect_place(text, 2, 4, "'content'");
+    expect_place("{\"type\":7}", 1, 2, "'type'");
+    expect_place("\t{\"role\":\"user\"}", 1, 2, "'type'");
+    /* the array form */
+    expect_place("[{\"type\":\"plan\"},\n {\"type\":\"error\",\"iteration\":1,\"error\":5}]", 2, 32, "'error'");
+    expect_place("[\n\n  {\"type\":\"completion\",\"iteration\":1}]", 3, 4, "'result'");
+}
+
 static void test_kind_names(void **state) {
     (void)state;
     static const char *const names[] = {"message", "tool_call", "tool_result", "error",
@@ -649,6 +683,7 @@ int main(void) {
         cmocka_unit_test(test_error_human_completion_summary),
         cmocka_unit_test(test_approval_plan_unknown_kept),
         cmocka_unit_test(test_optional_fields_absent),
+        cmocka_unit_test(test_error_columns),
         cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_unknown_fields_pass_through),
         cmocka_unit_test(test_missing_and_mistyped),
