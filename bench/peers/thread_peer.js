@@ -2,6 +2,7 @@
 // thread_peer.js: the JavaScript side of the thread benchmark (issue 3).
 //
 //   node thread_peer.js CORPUS.jsonl APPEND_EVENT.json AW_PREFIX
+//     (APPEND_EVENT.json "-": no append measurements)
 //   node thread_peer.js --encode EVENTS.jsonl > THREAD.xml
 //
 // A <thread> serializer written the way the reference TypeScript agent writes
@@ -150,6 +151,8 @@ function main() {
   }
   out("js.e2e.seconds", best.toFixed(6));
   out("js.e2e.mbps", (inputBytes / best / 1e6).toFixed(1));
+
+  if (appendPath === "-") return; // no append measurements
 
   // 3. append one event the reference's way: push it, serialize everything
   // again. The thread of S MB holds the corpus's first events up to S MB, as
