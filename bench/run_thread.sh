@@ -99,7 +99,7 @@ END {
     printf "- command: `make bench BENCH=thread` (bench/run_thread.sh)\n"
     printf "- prose-heavy corpus: bench/gen_thread_corpus.c, fixed seed: %.1f MB of JSON lines, %d events (sha256 %s…); appended event: a %d-byte assistant message\n",
         v["input_bytes"] / 1e6, v["events"], sum, extra
-    printf "- escape-dense corpus: `gen_thread_corpus --escape-dense`, fixed seed: %.1f MB of JSON lines, %d events (sha256 %s…): a coding agent's session, code in edit and write arguments, JSON results (values and JSON text), source files, diffs, HTML, shell output\n",
+    printf "- escape-dense corpus: `gen_thread_corpus --escape-dense`, fixed seed: %.1f MB of JSON lines, %d events (sha256 %s…): a coding agent at work, code in edit and write arguments, JSON results (values and JSON text), source files, diffs, HTML, shell output\n",
         v["dense.input_bytes"] / 1e6, v["dense.events"], dsum
     printf "- byte-identical output, agentwire vs the peer: prose %s, escape-dense %s; each thread after its first append %s; whole processes: prose %s, escape-dense %s\n",
         v["identical.encode"], v["dense.identical.encode"], v["identical.append"], v["proc.prose.identical"], v["proc.dense.identical"]

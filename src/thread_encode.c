@@ -1,5 +1,5 @@
 /* Events -> <thread> XML, the reference serializer's format byte for byte
- * (seed 000, with the issue's additions: duration_ms and parallel_group on
+ * (serializeThreadToXml, with our additions: duration_ms and parallel_group on
  * tool_output, compact JSON for non-string results, and XML-safe text). */
 #include <stdint.h>
 #include <string.h>

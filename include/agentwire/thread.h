@@ -1,7 +1,7 @@
 /* agentwire — agent events as a <thread> XML document, and back.
  *
  * The encoding is byte-compatible with the reference TypeScript serializer
- * (seed 000) wherever its output is valid XML:
+ * (serializeThreadToXml) wherever its output is valid XML:
  *
  *   <thread>
  *     <event type="human" id="0" iteration="0">What is 2+2?</event>
