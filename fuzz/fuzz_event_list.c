@@ -1,8 +1,10 @@
 /* Fuzz the event reader (JSON lines or a JSON array of events) and the
  * encoder behind it: every accepted list must encode, the whole encoder and
  * the append writer must agree when results follow their calls, and the
- * XML must decode. The streaming encoder (aw_thread_encode_json) must give
- * the same bytes, or the same error, as reading the list and encoding it. */
+ * XML must decode. The line-by-line encoder (aw_thread_encode_json) and the
+ * one that hands its output on in blocks (aw_thread_encode_json_stream,
+ * which looks for the calls first) must give the same bytes, or the same
+ * error, as reading the list and encoding it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,8 @@ static void same_error(const aw_error *a, const aw_error *b) {
         abort();
 }
 
+static int gather(void *ctx, const char *data, size_t n) { return aw_buf_append(ctx, data, n); }
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     aw_event_list *list = NULL;
     aw_error err, err2;
@@ -21,11 +25,19 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     aw_buf streamed;
     aw_buf_init(&streamed, NULL);
     int streamed_rc = aw_thread_encode_json((const char *)data, size, NULL, &opts, &streamed, &err2);
+    aw_buf blocks;
+    aw_buf_init(&blocks, NULL);
+    aw_error err3;
+    aw_thread_stream_options so = {gather, &blocks, NULL, NULL};
+    int blocks_rc = aw_thread_encode_json_stream((const char *)data, size, NULL, &opts, &so, &err3);
     if (aw_event_list_parse((const char *)data, size, NULL, &list, &err)) {
         if (err.code == 0 || err.message[0] == '\0') abort();
         if (streamed_rc == 0 || streamed.len != 0) abort();
         same_error(&err, &err2);
+        if (blocks_rc == 0) abort();
+        same_error(&err, &err3);
         aw_buf_free(&streamed);
+        aw_buf_free(&blocks);
         return 0;
     }
     const aw_event *evs = aw_event_list_items(list);
@@ -34,7 +46,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     aw_buf_init(&whole, NULL);
     if (aw_thread_encode(evs, n, &opts, &whole, &err)) abort();
     if (streamed_rc || streamed.len != whole.len || memcmp(streamed.data, whole.data, whole.len) != 0) abort();
+    if (blocks_rc || blocks.len != whole.len || memcmp(blocks.data, whole.data, whole.len) != 0) abort();
     aw_buf_free(&streamed);
+    aw_buf_free(&blocks);
 
     aw_json_doc *decoded = NULL;
     /* the prefill follows the document; cut it off before decoding */
