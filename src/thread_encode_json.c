@@ -134,12 +134,14 @@ static int encode_pass(lines_encoder *e, const char *text, size_t len, const aw_
 }
 
 /* Streaming: every toolCallId -> toolName before anything is written, from
- * the lines the scan cannot rule out. A line that does not read as an
- * event is passed over here: the encoding pass reports it, in its turn. */
+ * the lines the scan cannot rule out, skimmed (or parsed, when the skim
+ * cannot be sure). A line that does not read as an event is passed over
+ * here: the encoding pass reports it, in its turn. */
 static int collect_calls(lines_encoder *e, const char *text, size_t len, const aw_json_read_options *read_opts,
                          aw_error *err) {
     aw__event_lines r;
     aw__event_lines_init(&r, text, len, read_opts);
+    int allow_bom = read_opts && read_opts->allow_bom;
     size_t pos = 0;
     int rc = 0;
     while (pos < len && !rc) {
@@ -152,10 +154,16 @@ static int collect_calls(lines_encoder *e, const char *text, size_t len, const a
         size_t n = end - start;
         if (n && text[start + n - 1] == '\r') n--;
         aw_event ev;
-        rc = aw__event_lines_read(&r, &e->line, start, n, &ev, NULL);
-        if (!rc && ev.kind == AW_EVENT_TOOL_CALL) rc = note_call(e, &ev);
-        else if (rc != AW_ENOMEM) rc = 0;
-        aw__arena_reset(&e->line);
+        memset(&ev, 0, sizeof ev);
+        int skim = aw__thread_skim_call(text + start, n, allow_bom, &ev.tool_call_id, &ev.tool_name);
+        if (skim == 1) {
+            rc = note_call(e, &ev);
+        } else if (skim < 0) {
+            rc = aw__event_lines_read(&r, &e->line, start, n, &ev, NULL);
+            if (!rc && ev.kind == AW_EVENT_TOOL_CALL) rc = note_call(e, &ev);
+            else if (rc != AW_ENOMEM) rc = 0;
+            aw__arena_reset(&e->line);
+        }
         pos = end + 1;
     }
     aw__event_lines_free(&r);

@@ -498,6 +498,63 @@ static void test_call_scan(void **state) {
     assert_int_equal(aw__thread_scan_call("", 0, 2), 0);
 }
 
+/* The skim of a candidate line: where it is sure, the parser's reading. */
+static void expect_skim(const char *line, int want, const char *id, const char *name) {
+    aw_text got_id = {0}, got_name = {0};
+    int rc = aw__thread_skim_call(line, strlen(line), 1, &got_id, &got_name);
+    if (rc != want) fail_msg("skim %d, want %d: %s", rc, want, line);
+    if (rc == 1) {
+        if (got_id.len != strlen(id) || memcmp(got_id.ptr, id, got_id.len) != 0) fail_msg("id of %s", line);
+        if (got_name.len != strlen(name) || memcmp(got_name.ptr, name, got_name.len) != 0) fail_msg("name of %s", line);
+    }
+    if (rc < 0) return;
+    /* the parser agrees on every line the skim is sure of that is an event */
+    aw_event_list *l = NULL;
+    aw_json_read_options bom = {NULL, 0, true};
+    if (aw_event_list_parse(line, strlen(line), &bom, &l, NULL) == 0) {
+        const aw_event *ev = aw_event_list_items(l);
+        assert_int_equal(ev->kind == AW_EVENT_TOOL_CALL, rc == 1);
+        aw_event_list_free(l);
+    } else {
+        assert_int_equal(rc, 0); /* or not a tool_call the encoder could write */
+    }
+}
+
+static void test_call_skim(void **state) {
+    (void)state;
+    expect_skim("{\"type\":\"tool_call\",\"toolName\":\"t\",\"toolCallId\":\"c\",\"args\":{},\"iteration\":1}", 1, "c", "t");
+    /* keys in any order, white space, nested look-alikes skipped */
+    expect_skim(" { \"args\" : {\"type\":\"x\",\"toolCallId\":[\"}\"]} , \"toolCallId\":\"c\\\"\" ,"
+                "\"iteration\":1,\"toolName\":\"t\",\"type\":\"tool_call\" } ", -1, NULL, NULL);
+    expect_skim("{\"args\":{\"q\":\"a \\\" } ] \\\\\"},\"toolCallId\":\"c\",\"iteration\":1,\"toolName\":\"t\","
+                "\"type\":\"tool_call\"}", 1, "c", "t");
+    /* the last member of a name wins, also after the other two were seen */
+    expect_skim("{\"type\":\"tool_call\",\"toolName\":\"t\",\"toolCallId\":\"c\",\"args\":{},\"iteration\":1,"
+                "\"toolCallId\":\"d\"}", 1, "d", "t");
+    expect_skim("{\"type\":\"tool_call\",\"toolName\":\"t\",\"toolCallId\":\"c\",\"args\":{},\"iteration\":1,"
+                "\"type\":\"plan\"}", 0, NULL, NULL);
+    /* a name spelled with escapes after the three: left to the parser */
+    expect_skim("{\"type\":\"tool_call\",\"toolName\":\"t\",\"toolCallId\":\"c\",\"args\":{},\"iteration\":1,"
+                "\"tool\\u0043allId\":\"d\"}", -1, NULL, NULL);
+    /* escapes in the values that matter: the parser decides */
+    expect_skim("{\"type\":\"tool\\u005fcall\",\"toolName\":\"t\",\"toolCallId\":\"c\",\"args\":{}}", -1, NULL, NULL);
+    expect_skim("{\"type\":\"tool_call\",\"toolName\":\"t\\n\",\"toolCallId\":\"c\",\"args\":{}}", -1, NULL, NULL);
+    /* not a tool_call, or not a valid one */
+    expect_skim("{\"type\":\"message\",\"role\":\"user\",\"content\":\"tool_call\",\"iteration\":1}", 0, NULL, NULL);
+    expect_skim("{\"type\":\"tool_call\",\"toolName\":7,\"toolCallId\":\"c\",\"args\":{}}", 0, NULL, NULL);
+    expect_skim("{\"type\":\"tool_call\",\"toolCallId\":\"c\",\"args\":{}}", 0, NULL, NULL);
+    expect_skim("{}", 0, NULL, NULL);
+    expect_skim("{\"type\":5}", 0, NULL, NULL);
+    /* a BOM (allowed here), structures that do not close */
+    expect_skim("\xEF\xBB\xBF{\"type\":\"tool_call\",\"toolName\":\"t\",\"toolCallId\":\"c\",\"args\":{},\"iteration\":1}", 1,
+                "c", "t");
+    expect_skim("[\"tool_call\"]", -1, NULL, NULL);
+    expect_skim("{\"type\":\"tool_call\",\"args\":{\"a\":[1,2", -1, NULL, NULL);
+    expect_skim("{\"type\":\"tool_call\",\"toolName\":\"t", -1, NULL, NULL);
+    expect_skim("{\"type\" \"tool_call\"}", -1, NULL, NULL);
+    expect_skim("", -1, NULL, NULL);
+}
+
 /* ---- allocation failures ------------------------------------------------------------- */
 
 typedef struct sweep_ctx {
@@ -565,6 +622,7 @@ int main(void) {
         cmocka_unit_test(test_stream_stops),
         cmocka_unit_test(test_unknown_types),
         cmocka_unit_test(test_call_scan),
+        cmocka_unit_test(test_call_skim),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,4 +54,12 @@ int aw__thread_is_written(aw_event_kind kind);
  * (the tests hold the vector scans to the first). */
 size_t aw__thread_scan_call(const char *p, size_t n, int isa);
 
+/* Read a line the scan found, p[0..n) (no line break), without parsing it:
+ * 1 and the toolCallId and toolName (pointing into p) when it is a
+ * tool_call event, 0 when it is none (or no valid one), -1 when the parser
+ * must decide (escapes in the strings that matter, a structure that does
+ * not close). For a line that is valid JSON, 1 and 0 agree with the
+ * parser's reading; allow_bom: as the read options'. */
+int aw__thread_skim_call(const char *p, size_t n, int allow_bom, aw_text *id, aw_text *name);
+
 #endif
