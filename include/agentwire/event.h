@@ -97,9 +97,13 @@ const char *aw_event_kind_name(aw_event_kind kind);
 typedef struct aw_event_list aw_event_list;
 
 /* Input whose first non-blank character is '[' is read as one JSON array
- * of events; anything else as JSON lines (blank lines skipped). Errors name
- * the line ("line 7: field 'args' must be an object") and, for JSON syntax
- * errors, the column. opts may be NULL. */
+ * of events; anything else as JSON lines (blank lines skipped). Errors carry
+ * their place in err (offset, line and column, counted in the whole text):
+ * a JSON syntax error where it is, a mistyped field at its key, a missing
+ * field where the event starts (in the array form, at its first key); the
+ * message names the field ("tool_call event: field 'args' must be an
+ * object"), and in the array form the event's index from 0. opts may be
+ * NULL. */
 int aw_event_list_parse(const char *text, size_t len, const aw_json_read_options *opts,
                         aw_event_list **out, aw_error *err);
 /* An empty list to fill with aw_event_list_add, with values from docs the
