@@ -185,6 +185,10 @@ check "--strict, array form: line and column in the text" "<stdin>:2:10: event t
 "$AW" thread encode --strict "$tmp/events.jsonl" > "$tmp/out.xml"; check "--strict passes known types (approval, plan)" 0 $?
 check_file "--strict output" "$tmp/want.xml" "$tmp/out.xml"
 
+: > "$tmp/empty.jsonl"
+check "an empty file (not mapped)" "<thread>
+</thread>" "$("$AW" thread encode "$tmp/empty.jsonl")"
+
 # ---- streamed: read from a pipe as from a file; output written as produced,
 # ---- so a late error leaves what came before it (and says where)
 cat "$tmp/events.jsonl" | "$AW" thread encode > "$tmp/out.xml"
