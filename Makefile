@@ -44,7 +44,7 @@ demo: build
 	@$(DEMO_CMDS)
 
 test: deps
-	CC=$(CC) cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DAW_SANITIZE=ON >/dev/null
+	CC=$(CC) cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DAW_SANITIZE=ON -DAW_WERROR=ON >/dev/null
 	cmake --build $(BUILD_TEST) -j $(JOBS)
 	ctest --test-dir $(BUILD_TEST) --output-on-failure -j $(JOBS)
 
@@ -58,7 +58,7 @@ bench: deps
 	bash bench/run.sh $(BUILD_BENCH) $(BENCH)
 
 fuzz: deps
-	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAW_FUZZ=ON -DAW_TESTS=OFF >/dev/null
+	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAW_FUZZ=ON -DAW_TESTS=OFF -DAW_WERROR=ON >/dev/null
 	cmake --build $(BUILD_FUZZ) -j $(JOBS)
 	@set -e; for name in $(FUZZ_TARGETS); do \
 	  corpus=$(BUILD_FUZZ)/corpus/$$name; mkdir -p $$corpus; \
@@ -70,8 +70,18 @@ fuzz: deps
 	  grep -E '^(stat::number_of_executed_units|Done)' $(BUILD_FUZZ)/$$name.log || true; \
 	done
 
+# Installed as root into /usr or /usr/local (whose lib directories the
+# dynamic linker searches), the linker's cache is refreshed, so programs find
+# libagentwire.so.0 at once; anywhere else the directory must be made known.
 install: build
 	cmake --install $(BUILD_REL) --prefix $(PREFIX)
+	@libdir=$$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' $(BUILD_REL)/CMakeCache.txt); \
+	case "$(PREFIX)" in \
+	  /usr|/usr/|/usr/local|/usr/local/) \
+	    if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; \
+	    else echo "run ldconfig as root so programs find libagentwire.so.0"; fi ;; \
+	  *) echo "programs find libagentwire.so.0 in $(PREFIX)/$$libdir once it is in /etc/ld.so.conf.d/ (then run ldconfig) or in LD_LIBRARY_PATH" ;; \
+	esac
 
 clean:
 	rm -rf build

@@ -2,7 +2,8 @@
  *
  *   bench_thread CORPUS.jsonl APPEND_EVENT.json OUT_PREFIX
  *
- * CORPUS and APPEND_EVENT come from gen_thread_corpus. Prints one
+ * CORPUS and APPEND_EVENT come from gen_thread_corpus; APPEND_EVENT "-"
+ * leaves out the append measurements (3). Prints one
  * "key value" line per measurement (bench/run_thread.sh joins them with the
  * JavaScript peer's, bench/peers/thread_peer.js, into table rows) and writes
  * the XML it produced, for the peer to compare byte for byte:
@@ -52,7 +53,8 @@ int main(int argc, char **argv) {
     }
     size_t in_len, one_len;
     char *in = bench_read_file(argv[1], &in_len);
-    char *one = bench_read_file(argv[2], &one_len);
+    int appends = strcmp(argv[2], "-") != 0;
+    char *one = appends ? bench_read_file(argv[2], &one_len) : NULL;
     const char *prefix = argv[3];
     char path[4096];
     aw_error err;
@@ -101,6 +103,12 @@ int main(int argc, char **argv) {
     printf("aw.e2e.mbps %.1f\n", (double)in_len / best / 1e6);
 
     /* ---- 3. append one event to a thread of 1, 4 and 16 MB ---- */
+    if (!appends) {
+        aw_event_list_free(list);
+        aw_buf_free(&out);
+        free(in);
+        return 0;
+    }
     aw_event_list *extra = NULL;
     if (aw_event_list_parse(one, one_len, NULL, &extra, &err)) die("parse append event", &err);
     if (aw_event_list_count(extra) != 1) {

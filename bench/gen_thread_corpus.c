@@ -1,8 +1,15 @@
-/* gen_thread_corpus: a deterministic, prose-heavy JSON-lines corpus of agent
- * events for the thread benchmark (bench/bench_thread.c and
- * bench/peers/thread_peer.js).
+/* gen_thread_corpus: a deterministic JSON-lines corpus of agent events for
+ * the thread benchmark (bench/bench_thread.c and bench/peers/thread_peer.js).
  *
- *   gen_thread_corpus OUT.jsonl [MEGABYTES] [APPEND_EVENT.json]
+ *   gen_thread_corpus [--escape-dense] OUT.jsonl [MEGABYTES] [APPEND_EVENT.json]
+ *
+ * Prose-heavy by default (below). With --escape-dense, the events of a
+ * coding agent's session instead, dense with the characters XML escapes:
+ * edits and file writes whose arguments are source code (every '"' an
+ * &quot;), JSON tool results (as JSON values and as strings of JSON text),
+ * source files, unified diffs, HTML pages and shell output, between short
+ * assistant messages. By bytes: about a quarter tool arguments, two thirds
+ * tool results, the rest prose.
  *
  * Writes about MEGABYTES (default 50, decimal) of events, one per line, from
  * a fixed seed, so every run and every machine gets the same bytes. Most of
@@ -518,9 +525,146 @@ static void one_iteration(unsigned iteration, unsigned *session_iterations) {
     (*session_iterations)++;
 }
 
+/* ---- the escape-dense session of a coding agent ------------------------------ */
+
+/* A line of source code in one of the three languages. */
+static void code_line(sb *b, unsigned lang) {
+    switch (lang % 3) {
+    case 0: bench_text_puts(b, py_lines[below(sizeof py_lines / sizeof *py_lines)]); break;
+    case 1: bench_text_puts(b, c_lines[below(sizeof c_lines / sizeof *c_lines)]); break;
+    default: bench_text_puts(b, js_lines[below(sizeof js_lines / sizeof *js_lines)]); break;
+    }
+}
+
+static void source_text(sb *b, unsigned lines) {
+    unsigned lang = below(3);
+    for (unsigned i = 0; i < lines; i++) {
+        code_line(b, lang);
+        bench_text_add(b, "\n", 1);
+    }
+}
+
+static void unified_diff(sb *b, unsigned hunks) {
+    const char *w = PICK(words);
+    bench_text_printf(b, "diff --git a/src/%s.c b/src/%s.c\nindex %07x..%07x 100644\n--- a/src/%s.c\n+++ b/src/%s.c\n", w, w,
+                      (unsigned)(rnd() & 0xfffffff), (unsigned)(rnd() & 0xfffffff), w, w);
+    unsigned lang = below(3);
+    for (unsigned h = 0; h < hunks; h++) {
+        unsigned at = between(1, 900);
+        bench_text_printf(b, "@@ -%u,%u +%u,%u @@ static int %s(void) {\n", at, 7u, at, 8u, PICK(identifiers));
+        for (unsigned i = 0; i < 8; i++) {
+            bench_text_puts(b, i == 3 ? "-" : (i == 4 || i == 5) ? "+" : " ");
+            code_line(b, lang);
+            bench_text_add(b, "\n", 1);
+        }
+    }
+}
+
+/* A JSON document as text: what an API or MCP tool returns. */
+static void json_text(sb *b, unsigned rows) {
+    bench_text_printf(b, "{\"status\": %u, \"data\": {\"items\": [", between(200, 204));
+    for (unsigned i = 0; i < rows; i++) {
+        if (i) bench_text_puts(b, ", ");
+        bench_text_printf(b, "{\"id\": \"%s-%u\", \"path\": \"src/%s/%s.c\", \"line\": %u, \"match\": \"%s\", "
+                          "\"tags\": [\"%s\", \"%s\"], \"score\": 0.%u}",
+                          PICK(words), between(1, 99999), PICK(words), PICK(words), between(1, 2000),
+                          c_lines[below(sizeof c_lines / sizeof *c_lines)], PICK(words), PICK(words), between(1, 999));
+    }
+    bench_text_printf(b, "]}, \"next\": \"/v1/search?page=%u&per_page=%u\"}", between(2, 9), rows);
+}
+
+static const char *const dense_tools[] = {"edit_file", "write_file", "read_file", "bash",
+                                          "search_code", "fetch_url", "http_request", "git_diff"};
+
+/* The arguments of a coding agent's call: paths, and code in strings. */
+static void emit_dense_args(const call *c) {
+    sb t = {0}, u = {0};
+    if (!strcmp(c->tool, "edit_file")) {
+        source_text(&t, between(3, 25));
+        source_text(&u, between(3, 25));
+        emitf("{\"path\":\"src/%s/%s.c\",\"old_string\":", PICK(words), PICK(words));
+        emit_str(t.p, t.n);
+        emits(",\"new_string\":");
+        emit_str(u.p, u.n);
+        emits(",\"replace_all\":false}");
+    } else if (!strcmp(c->tool, "write_file")) {
+        source_text(&t, between(20, 120));
+        emitf("{\"path\":\"src/%s.py\",\"content\":", PICK(words));
+        emit_str(t.p, t.n);
+        emits("}");
+    } else if (!strcmp(c->tool, "bash")) {
+        code_line(&t, 0);
+        emits("{\"command\":");
+        bench_text_printf(&u, "cd build && make -j2 2>&1 | grep -E \"error|warning\" && python3 -c '%s'", t.p);
+        emit_str(u.p, u.n);
+        emitf(",\"timeout\":%u,\"description\":\"Build and check for \\\"warnings\\\"\"}", between(1, 600) * 1000);
+    } else if (!strcmp(c->tool, "http_request")) {
+        json_text(&t, between(1, 4));
+        emitf("{\"method\":\"POST\",\"url\":\"https://api.example.com/v1/%s?x=1&y=2\",\"headers\":{\"Content-Type\":"
+              "\"application/json\"},\"body\":",
+              PICK(words));
+        emit_str(t.p, t.n);
+        emits("}");
+    } else {
+        emitf("{\"pattern\":\"%s\\\\(\\\"[^\\\"]*\\\"\",\"path\":\"src/%s\",\"glob\":\"*.{c,h}\",\"limit\":%u}",
+              PICK(identifiers), PICK(words), between(5, 50));
+    }
+    free(t.p);
+    free(u.p);
+}
+
+static void dense_result(const call *c, unsigned iteration) {
+    head("tool_result");
+    emitf(",\"toolCallId\":\"%s\",\"result\":", c->id);
+    sb t = {0};
+    if (!strcmp(c->tool, "search_code") || !strcmp(c->tool, "http_request")) {
+        if (chance(50)) {
+            json_result(); /* a JSON value, written back as compact JSON */
+        } else {
+            json_text(&t, between(3, 30)); /* JSON text in a string */
+            emit_str(t.p, t.n);
+        }
+    } else {
+        if (!strcmp(c->tool, "read_file")) source_text(&t, between(30, 300));
+        else if (!strcmp(c->tool, "git_diff") || !strcmp(c->tool, "edit_file")) unified_diff(&t, between(1, 8));
+        else if (!strcmp(c->tool, "fetch_url")) html_page(&t, between(4, 24));
+        else if (!strcmp(c->tool, "bash")) shell_output(&t, between(5, 80));
+        else bench_text_printf(&t, "Wrote %u bytes to \"src/%s.py\" & updated <index>", between(100, 9999), PICK(words));
+        emit_str(t.p, t.n);
+    }
+    emitf(",\"durationMs\":%u.%u", between(0, 5000), between(1, 9));
+    emit_group(c->group);
+    tail(iteration);
+    free(t.p);
+}
+
+static void dense_iteration(unsigned iteration) {
+    if (chance(10)) message("user", iteration, 1);
+    message("assistant", iteration, between(1, 2));
+    unsigned ncalls = between(1, 3);
+    call calls[3];
+    int group = ncalls > 1 ? (int)between(1, 99) : 0;
+    for (unsigned i = 0; i < ncalls; i++) {
+        snprintf(calls[i].id, sizeof calls[i].id, "toolu_%06u", next_call++);
+        calls[i].tool = PICK(dense_tools);
+        calls[i].group = group;
+        head("tool_call");
+        emitf(",\"toolName\":\"%s\",\"toolCallId\":\"%s\",\"args\":", calls[i].tool, calls[i].id);
+        emit_dense_args(&calls[i]);
+        emit_group(group);
+        tail(iteration);
+    }
+    for (unsigned i = 0; i < ncalls; i++) dense_result(&calls[i], iteration);
+}
+
 int main(int argc, char **argv) {
+    int dense = argc > 1 && !strcmp(argv[1], "--escape-dense");
+    if (dense) {
+        argv++;
+        argc--;
+    }
     if (argc < 2 || argc > 4) {
-        fprintf(stderr, "usage: gen_thread_corpus OUT.jsonl [MEGABYTES] [APPEND_EVENT.json]\n");
+        fprintf(stderr, "usage: gen_thread_corpus [--escape-dense] OUT.jsonl [MEGABYTES] [APPEND_EVENT.json]\n");
         return 2;
     }
     double mb = argc > 2 ? atof(argv[2]) : 50.0;
@@ -537,7 +681,10 @@ int main(int argc, char **argv) {
         unsigned iterations = between(8, 40), done = 0;
         message("system", 0, 1);
         message("user", 0, between(1, 4));
-        for (unsigned it = 1; it <= iterations && written < target; it++) one_iteration(it, &done);
+        for (unsigned it = 1; it <= iterations && written < target; it++) {
+            if (dense) dense_iteration(it);
+            else one_iteration(it, &done);
+        }
         sb t = {0};
         prose_paragraph(&t);
         head("completion");

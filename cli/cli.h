@@ -19,6 +19,19 @@ const char *cli_input_name(const char *path);
  * "agentwire: FILE: reason" and returns nonzero. */
 int cli_read_input(const char *path, aw_buf *out);
 
+/* The whole of FILE (or stdin) for reading in place: mapped when it is a
+ * regular file, else read into buf (cli_map.c). On failure prints
+ * "agentwire: FILE: reason" and returns nonzero. */
+typedef struct cli_input {
+    const char *data; /* never NULL on success, even when empty */
+    size_t len;
+    void *map; /* the mapping, when mapped */
+    size_t map_len;
+    aw_buf buf; /* the bytes, when read */
+} cli_input;
+int cli_input_open(const char *path, cli_input *in);
+void cli_input_close(cli_input *in);
+
 /* Stream a FILE (or stdin) in chunks; fn returns nonzero to stop. */
 typedef int (*cli_chunk_fn)(void *ctx, const char *chunk, size_t len);
 int cli_stream_input(const char *path, size_t chunk_size, cli_chunk_fn fn, void *ctx);

@@ -1,4 +1,5 @@
 /* agentwire snapshot slim | restore, and agentwire envelope */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -97,12 +98,57 @@ static const char envelope_help[] =
     "                   and full arguments; standard (default)\n"
     "  -h, --help       this text\n";
 
+/* Where each line's event starts (its first non-blank column), for the
+ * errors the adapter finds in a parsed event, which carry no place of
+ * their own: the input is streamed, so each chunk is scanned before it is
+ * fed, for the lines that end in it. */
+typedef struct line_starts {
+    size_t first;   /* the line of lead[0]: the one the chunk starts in */
+    size_t *lead;   /* leading blanks of lines first, first + 1, ... */
+    size_t n, cap;
+    size_t blanks;  /* of the line in progress at the end of the last chunk */
+    int in_lead;    /* that line has had only blanks so far */
+} line_starts;
+
+static int line_starts_scan(line_starts *ls, const char *p, size_t len) {
+    ls->first += ls->n ? ls->n - 1 : 0;
+    ls->n = 0;
+    for (size_t i = 0;; i++) {
+        if (ls->n == ls->cap) {
+            size_t cap = ls->cap ? ls->cap * 2 : 256;
+            size_t *lead = realloc(ls->lead, cap * sizeof *lead);
+            if (!lead) return -1;
+            ls->lead = lead;
+            ls->cap = cap;
+        }
+        ls->lead[ls->n] = ls->blanks;
+        if (i == len) break;
+        char c = p[i];
+        if (c == '\n') {
+            ls->n++;
+            ls->blanks = 0;
+            ls->in_lead = 1;
+        } else if (ls->in_lead && (c == ' ' || c == '\t' || c == '\r')) {
+            ls->blanks++;
+        } else {
+            ls->in_lead = 0;
+        }
+    }
+    ls->n++; /* the line in progress */
+    return 0;
+}
+
+static size_t line_start_column(const line_starts *ls, size_t line) {
+    return line >= ls->first && line - ls->first < ls->n ? ls->lead[line - ls->first] + 1 : 1;
+}
+
 typedef struct env_ctx {
     aw_envelope_adapter *adapter;
     const char *name;
     size_t bad;
     aw_buf out;
     int failed;
+    line_starts starts;
 } env_ctx;
 
 static int on_envelope(void *vctx, const char *channel, const aw_json_value *envelope) {
@@ -128,8 +174,9 @@ static int on_event(void *vctx, size_t line, const aw_json_value *root, const aw
     aw_error e;
     if (aw_envelope_adapter_handle(c->adapter, root, now, &e)) {
         if (c->failed) return 1;
+        /* the event is at fault as a whole: name where it starts */
         e.line = line;
-        e.column = 0;
+        e.column = line_start_column(&c->starts, line);
         c->bad++;
         cli_report(c->name, &e);
     }
@@ -143,6 +190,10 @@ typedef struct env_feed {
 
 static int env_chunk(void *vctx, const char *chunk, size_t len) {
     env_feed *f = vctx;
+    if (line_starts_scan(&f->c->starts, chunk, len)) {
+        fprintf(stderr, "agentwire: out of memory\n");
+        return -1;
+    }
     aw_error err;
     int rc = aw_jsonl_feed(f->r, chunk, len, on_event, f->c, &err);
     if (rc && !f->c->failed) cli_report(f->c->name, &err);
@@ -174,7 +225,7 @@ int cli_envelope(int argc, char **argv) {
         }
     }
     if (cli_args_done(&a)) return CLI_USAGE;
-    env_ctx c = {NULL, cli_input_name(a.file), 0, {0}, 0};
+    env_ctx c = {NULL, cli_input_name(a.file), 0, {0}, 0, {1, NULL, 0, 0, 0, 1}};
     aw_buf_init(&c.out, NULL);
     c.adapter = aw_envelope_adapter_new(&cfg, on_envelope, &c);
     env_feed f = {&c, aw_jsonl_reader_new(NULL)};
@@ -191,5 +242,6 @@ int cli_envelope(int argc, char **argv) {
     aw_jsonl_reader_free(f.r);
     aw_envelope_adapter_free(c.adapter);
     aw_buf_free(&c.out);
+    free(c.starts.lead);
     return (rc || c.bad) ? CLI_REJECTED : CLI_OK;
 }

@@ -942,6 +942,7 @@ int aw__json_parse_with(aw__json_parser *ps, aw_arena *arena, const char *text, 
     if (!base) return aw__error_set(err, AW_ENOMEM, "out of memory");
     if (len) memcpy(base, text, len);
     memset(base + len, 0, PAD);
+    ps->copy = base;
 
     rd r = {ps, arena, text, len, base, base, base + len, err};
     if (ps->allow_bom && len >= 3 && memcmp(base, "\xEF\xBB\xBF", 3) == 0) r.p += 3;

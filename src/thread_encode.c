@@ -1,5 +1,5 @@
 /* Events -> <thread> XML, the reference serializer's format byte for byte
- * (seed 000, with the issue's additions: duration_ms and parallel_group on
+ * (serializeThreadToXml, with our additions: duration_ms and parallel_group on
  * tool_output, compact JSON for non-string results, and XML-safe text). */
 #include <stdint.h>
 #include <string.h>
@@ -343,34 +343,83 @@ static void prefetch_body(const aw_event *ev) {
     for (size_t k = 0; k < len; k += 64) __builtin_prefetch(p + k);
 }
 
-int aw_thread_encode(const aw_event *events, size_t n, const aw_thread_options *opts, aw_buf *out,
-                     aw_error *err) {
-    if ((!events && n) || !out) return aw__error_set(err, AW_EINVAL, "invalid arguments");
+int aw__thread_unknown(const aw_thread_stream_options *so, const aw_event *ev, size_t index, aw_error *where,
+                       aw_error *err) {
+    /* the type as written, cut short and with anything but printable ASCII
+     * shown as '?': it goes to a terminal */
+    char type[65];
+    size_t n = ev->type.len < 64 ? ev->type.len : 64;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)ev->type.ptr[i];
+        type[i] = (c >= 0x20 && c < 0x7F) ? (char)c : '?';
+    }
+    type[n] = '\0';
+    const char *more = ev->type.len > 64 ? "..." : "";
+    size_t offset = where->offset, line = where->line, column = where->column;
+    if (line)
+        aw__error_set(where, AW_ETYPE, "event type '%s%s' is not one the thread format knows", type, more);
+    else
+        aw__error_set(where, AW_ETYPE, "event %zu: event type '%s%s' is not one the thread format knows",
+                      index, type, more);
+    where->offset = offset;
+    where->line = line;
+    where->column = column;
+    if (!so->on_unknown(so->on_unknown_ctx, ev, where)) return 0;
+    if (err) *err = *where;
+    return AW_ETYPE;
+}
+
+int aw__thread_encode_events(const aw_event *events, size_t n, const aw_thread_options *opts, aw_buf *out,
+                             const aw__thread_stream *stream, aw_error *err) {
     const aw_allocator *alloc = opts ? opts->alloc : NULL;
+    const aw_thread_stream_options *so = stream ? stream->opts : NULL;
+    int streaming = so && so->sink;
     aw_buf scratch;
     aw_buf_init(&scratch, alloc);
-    size_t start = out->len;
     call_map calls;
     int rc = call_map_build(&calls, events, n, alloc);
     if (!rc) rc = aw_buf_append(out, "<thread>", 8);
+    if (rc) aw__error_set(err, rc, "%s", aw_strerror(rc));
     for (size_t i = 0; i < n && !rc; i++) {
         const aw_event *ev = &events[i];
         if (i + 4 < n) prefetch_event(&events[i + 4]);
         if (i + 2 < n) prefetch_values(&events[i + 2]);
         if (i + 1 < n) prefetch_body(&events[i + 1]);
+        if (ev->kind == AW_EVENT_OTHER && so && so->on_unknown) {
+            aw_error where = {0};
+            if (stream->locate) stream->locate(stream->locate_ctx, ev, &where);
+            if ((rc = aw__thread_unknown(so, ev, i, &where, err))) break;
+        }
         if (!aw__thread_is_written(ev->kind)) continue;
         aw_text name = unknown_name;
         if (ev->kind == AW_EVENT_TOOL_RESULT) name = call_name(&calls, events, ev->tool_call_id);
         rc = aw_buf_append(out, "\n  ", 3);
         if (!rc) rc = aw__thread_event(ev, i, name, opts, out, &scratch);
+        if (rc) aw__error_set(err, rc, "%s", aw_strerror(rc));
+        else if (streaming && out->len >= AW__THREAD_BLOCK) rc = aw__thread_flush(stream, out, err);
     }
-    if (!rc) rc = aw__thread_close(opts, out);
+    if (!rc && (rc = aw__thread_close(opts, out))) aw__error_set(err, rc, "%s", aw_strerror(rc));
+    if (!rc && streaming) rc = aw__thread_flush(stream, out, err);
     aw_free(alloc, calls.slots);
     aw_buf_free(&scratch);
+    return rc;
+}
+
+int aw__thread_flush(const aw__thread_stream *stream, aw_buf *out, aw_error *err) {
+    if (out->len && stream->opts->sink(stream->opts->sink_ctx, out->data, out->len))
+        return aw__error_set(err, AW_ESTOP, "the output could not be written");
+    aw_buf_clear(out);
+    return 0;
+}
+
+int aw_thread_encode(const aw_event *events, size_t n, const aw_thread_options *opts, aw_buf *out,
+                     aw_error *err) {
+    if ((!events && n) || !out) return aw__error_set(err, AW_EINVAL, "invalid arguments");
+    size_t start = out->len;
+    int rc = aw__thread_encode_events(events, n, opts, out, NULL, err);
     if (rc) {
         out->len = start;
         if (out->data) out->data[start] = '\0';
-        return aw__error_set(err, rc, "%s", aw_strerror(rc));
     }
-    return 0;
+    return rc;
 }

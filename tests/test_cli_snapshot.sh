@@ -32,6 +32,13 @@ check "envelope line" '{"channel":"agent.s9","envelope":{"type":"agent.tool.star
 err=$(printf '%s\n' '{"event":"stream_chunk","chunk":"a"}' 'not json' '{"event":"x"}' | "$AW" envelope --preset minimal 2>&1 >/dev/null); rc=$?
 check "envelope bad lines exit" 1 "$rc"
 check "envelope bad lines" "<stdin>:2:1: unexpected 'n': expected a value
-<stdin>:3: unknown event 'x'" "$err"
+<stdin>:3:1: unknown event 'x'" "$err"
+# an event at fault as a whole is named by where it starts (line and
+# column), also past the 64 KB chunks the input is read in
+{ for i in $(seq 3000); do echo '{"event":"stream_chunk","chunk":"abcdefghijklmnopqrstuvwxyz"}'; done
+  printf '  \t{"event":"tool_started","tool_name":5}\n'; } > "$tmp/env.jsonl"
+err=$("$AW" envelope "$tmp/env.jsonl" 2>&1 >/dev/null); rc=$?
+check "envelope late bad event exit" 1 "$rc"
+check "envelope late bad event: file:line:col" "$tmp/env.jsonl:3001:4: field 'tool_name' must be a string" "$err"
 "$AW" envelope --preset loud </dev/null 2>/dev/null; check "envelope bad preset" 2 $?
 exit $fail

@@ -126,10 +126,10 @@ grep -q "^$tmp/bad.jsonl:2:47: " "$tmp/err"; check "bad JSON names file:line:col
 printf '%s\n' '{"type":"plan","timestamp":1,"iteration":1}' '' '{"type":"tool_call","toolName":"t","toolCallId":"c","args":[],"timestamp":1,"iteration":1}' > "$tmp/field.jsonl"
 "$AW" thread encode "$tmp/field.jsonl" > /dev/null 2> "$tmp/err"; rc=$?
 check "bad field exit" 1 "$rc"
-grep -q "^$tmp/field.jsonl:3: .*'args'" "$tmp/err"; check "bad field names file:line and field ($(cat "$tmp/err"))" 0 $?
+grep -q "^$tmp/field.jsonl:3:53: .*'args'" "$tmp/err"; check "bad field names file:line:col of its key ($(cat "$tmp/err"))" 0 $?
 printf '{"type":"message","role":"user","timestamp":1,"iteration":1}\n' | "$AW" thread encode > /dev/null 2> "$tmp/err"; rc=$?
 check "missing field from stdin exit" 1 "$rc"
-grep -q "^<stdin>:1: .*'content'" "$tmp/err"; check "missing field names <stdin>:1 ($(cat "$tmp/err"))" 0 $?
+grep -q "^<stdin>:1:1: .*'content'" "$tmp/err"; check "missing field names <stdin>:1:1, where the event starts ($(cat "$tmp/err"))" 0 $?
 printf '{"type":"plan","timestamp":1,"iteration":1}\n{"type":"plan","timest' > "$tmp/cut.jsonl"
 "$AW" thread encode "$tmp/cut.jsonl" > /dev/null 2> "$tmp/err"; rc=$?
 check "truncated file exit" 1 "$rc"
@@ -154,6 +154,61 @@ check "truncated XML exit" 1 "$rc"
 grep -q "^<stdin>:[0-9][0-9]*:[0-9][0-9]*: " "$tmp/err"; check "truncated XML position ($(cat "$tmp/err"))" 0 $?
 printf '' | "$AW" thread decode > /dev/null 2>&1; check "empty XML exit" 1 $?
 
+# ---- fields the format never writes are optional (issue 10)
+printf '%s\n' '{"type":"message","role":"user","content":"hi","iteration":0}' \
+  '{"type":"completion","result":"done","iteration":1}' '{"type":"plan"}' > "$tmp/bare.jsonl"
+out=$("$AW" thread encode "$tmp/bare.jsonl"); rc=$?
+check "no timestamp, no verified: exit" 0 "$rc"
+check "no timestamp, no verified: the reference's thread" '<thread>
+  <event type="human" id="0" iteration="0">hi</event>
+  <event type="completion" id="1" iteration="1">done</event>
+</thread>' "$out"
+printf '{"type":"completion","result":"done","iteration":1,"verified":"yes"}\n' | "$AW" thread encode > /dev/null 2> "$tmp/err"
+check "a mistyped optional field is still an error" "<stdin>:1:52: completion event: field 'verified' must be true or false" "$(cat "$tmp/err")"
+
+# ---- events of an unknown type: named once per type on stderr, --strict rejects
+printf '%s\n' '{"type":"human","content":"hi"}' '{"type":"message","role":"user","content":"x","iteration":0}' \
+  '{"type":"human","content":"again"}' '  {"type":"tool_use"}' > "$tmp/unknown.jsonl"
+"$AW" thread encode "$tmp/unknown.jsonl" > "$tmp/out.xml" 2> "$tmp/err"; rc=$?
+check "unknown types: exit 0" 0 "$rc"
+check "unknown types: the known event written, ids kept" '<thread>
+  <event type="human" id="1" iteration="0">x</event>
+</thread>' "$(cat "$tmp/out.xml")"
+check "unknown types: once per type, with line and column" "$tmp/unknown.jsonl:1:9: warning: event type 'human' is not one the thread format knows; events of this type are not written (--strict rejects them)
+$tmp/unknown.jsonl:4:11: warning: event type 'tool_use' is not one the thread format knows; events of this type are not written (--strict rejects them)" "$(cat "$tmp/err")"
+out=$("$AW" thread encode --strict "$tmp/unknown.jsonl" 2> "$tmp/err"); rc=$?
+check "--strict: exit 1" 1 "$rc"
+check "--strict: no output" "" "$out"
+check "--strict: the error names file:line:col" "$tmp/unknown.jsonl:1:9: event type 'human' is not one the thread format knows" "$(cat "$tmp/err")"
+printf '[{"type":"plan"},\n {"type":"human"}]' | "$AW" thread encode --strict > /dev/null 2> "$tmp/err"
+check "--strict, array form: line and column in the text" "<stdin>:2:10: event type 'human' is not one the thread format knows" "$(cat "$tmp/err")"
+"$AW" thread encode --strict "$tmp/events.jsonl" > "$tmp/out.xml"; check "--strict passes known types (approval, plan)" 0 $?
+check_file "--strict output" "$tmp/want.xml" "$tmp/out.xml"
+
+: > "$tmp/empty.jsonl"
+check "an empty file (not mapped)" "<thread>
+</thread>" "$("$AW" thread encode "$tmp/empty.jsonl")"
+
+# ---- streamed: read from a pipe as from a file; output written as produced,
+# ---- so a late error leaves what came before it (and says where)
+cat "$tmp/events.jsonl" | "$AW" thread encode > "$tmp/out.xml"
+check_file "encode from a pipe" "$tmp/want.xml" "$tmp/out.xml"
+: > "$tmp/big.jsonl"
+line='{"type":"message","role":"assistant","content":"'$(printf "<p class='x'>&amp; %.0s" $(seq 200))'","iteration":1}'
+for i in $(seq 400); do echo "$line"; done > "$tmp/big.jsonl"
+n=$(wc -l < "$tmp/big.jsonl")
+"$AW" thread encode "$tmp/big.jsonl" > "$tmp/big.xml"; check "big input exit" 0 $?
+check "big input: every event written" "$n" "$(grep -c '<event type="ai"' "$tmp/big.xml")"
+cat "$tmp/big.jsonl" | "$AW" thread encode > "$tmp/big_pipe.xml"
+check_file "big input from a pipe" "$tmp/big.xml" "$tmp/big_pipe.xml"
+echo '{"type":"message","role":"robot","content":"x","iteration":1}' >> "$tmp/big.jsonl"
+"$AW" thread encode "$tmp/big.jsonl" > "$tmp/partial.xml" 2> "$tmp/err"; rc=$?
+check "late error: exit 1" 1 "$rc"
+check "late error: named" "$tmp/big.jsonl:$((n + 1)):19: message event: field 'role' must be \"user\", \"assistant\" or \"system\"" "$(cat "$tmp/err")"
+size=$(wc -c < "$tmp/partial.xml")
+[ "$size" -gt 0 ] && cmp -s -n "$size" "$tmp/partial.xml" "$tmp/big.xml"
+check "late error: what was written is the start of the thread ($size bytes)" 0 $?
+
 # ---- usage errors: exit 2
 "$AW" thread encode --bogus "$tmp/events.jsonl" > /dev/null 2> "$tmp/err"; check "unknown option exit" 2 $?
 grep -q "bogus" "$tmp/err"; check "unknown option named" 0 $?
@@ -165,6 +220,7 @@ grep -q "bogus" "$tmp/err"; check "unknown option named" 0 $?
 "$AW" thread > /dev/null 2>&1; check "thread without command" 2 $?
 
 # ---- help: exit 0, on stdout
+"$AW" thread encode --help | grep -q -- "--strict"; check "encode --help names --strict" 0 $?
 for args in "thread --help" "thread -h" "thread encode --help" "thread decode --help" "thread encode -h"; do
   out=$("$AW" $args 2>/dev/null); rc=$?
   check "$args exit" 0 "$rc"

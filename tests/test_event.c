@@ -212,9 +212,88 @@ static void test_approval_plan_unknown_kept(void **state) {
     for (int i = 0; i < 4; i++) assert_passthrough(&e[i], lines[i]);
     aw_event_list_free(l);
 
-    /* approval and plan still need the common fields */
-    expect_error("{\"type\":\"plan\",\"iteration\":1}", AW_ETYPE, 1, "'timestamp'", NULL);
+    /* approval and plan are not written: their common fields are
+     * optional, but checked when present */
+    expect_error("{\"type\":\"plan\",\"timestamp\":\"1\"}", AW_ETYPE, 1, "'timestamp'", NULL);
     expect_error("{\"type\":\"approval\",\"timestamp\":1,\"iteration\":\"1\"}", AW_ETYPE, 1, "'iteration'", NULL);
+}
+
+/* ---- fields the format never writes: optional, typed when present ----------------- */
+
+/* Each event lacks one optional field (and only that one, so the case
+ * proves that very field optional); the event reads with the field's
+ * "absent" value. Their mistyped forms are in test_missing_and_mistyped. */
+static void test_optional_fields_absent(void **state) {
+    (void)state;
+    static const struct {
+        const char *event;
+        const char *field;
+    } cases[] = {
+        {"{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"tool_call\",\"toolName\":\"t\",\"toolCallId\":\"c\",\"args\":{},\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"tool_result\",\"toolCallId\":\"c\",\"result\":1,\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"error\",\"error\":\"x\",\"recoverable\":true,\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"human_input_requested\",\"question\":\"q\",\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"human_input_received\",\"response\":\"r\",\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"completion\",\"result\":\"r\",\"verified\":true,\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"summary\",\"summarizedIterations\":[1],\"summary\":\"s\",\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"approval\",\"iteration\":1}", "timestamp"},
+        {"{\"type\":\"plan\",\"timestamp\":1}", "iteration"},
+        {"{\"type\":\"approval\",\"timestamp\":1}", "iteration"},
+        {"{\"type\":\"completion\",\"result\":\"r\",\"timestamp\":1,\"iteration\":1}", "verified"},
+        {"{\"type\":\"error\",\"error\":\"x\",\"recoverable\":true,\"timestamp\":1,\"iteration\":1}", "toolCallId"},
+        {"{\"type\":\"tool_result\",\"toolCallId\":\"c\",\"result\":1,\"timestamp\":1,\"iteration\":1}", "durationMs"},
+        {"{\"type\":\"tool_call\",\"toolName\":\"t\",\"toolCallId\":\"c\",\"args\":{},\"timestamp\":1,\"iteration\":1}",
+         "parallelGroup"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        aw_event_list *l = parse_ok(cases[i].event);
+        const aw_event *e = aw_event_list_items(l);
+        assert_int_equal(aw_event_list_count(l), 1);
+        assert_null(aw_json_get(e->json, cases[i].field));
+        const char *f = cases[i].field;
+        if (!strcmp(f, "timestamp")) assert_null(e->timestamp);
+        else if (!strcmp(f, "iteration")) assert_null(e->iteration);
+        else if (!strcmp(f, "verified")) assert_false(e->verified);
+        else if (!strcmp(f, "toolCallId")) assert_int_equal(e->tool_call_id.len, 0);
+        else if (!strcmp(f, "durationMs")) assert_null(e->duration_ms);
+        else assert_null(e->parallel_group);
+        aw_event_list_free(l);
+    }
+}
+
+/* Field errors name a column too: the opening quote of a mistyped field's
+ * key (the last of that name, the one read), or where the event starts
+ * when a field is missing; in the array form, the place in the whole text
+ * (the event's first key when a field is missing). */
+static void expect_place(const char *text, size_t line, size_t column, const char *field) {
+    aw_event_list *l = NULL;
+    aw_error err;
+    int rc = aw_event_list_parse(text, strlen(text), NULL, &l, &err);
+    if (rc != AW_ETYPE) fail_msg("rc %d for: %s", rc, text);
+    if (err.line != line || err.column != column)
+        fail_msg("%zu:%zu, want %zu:%zu (%s) for: %s", err.line, err.column, line, column, err.message, text);
+    if (!strstr(err.message, field)) fail_msg("'%s' does not name %s", err.message, field);
+}
+
+static void test_error_columns(void **state) {
+    (void)state;
+    const char *good = "{\"type\":\"plan\"}\n";
+    char text[512];
+    /* mistyped: the key's quote; "é" is one column */
+    snprintf(text, sizeof text, "%s{\"type\":\"tool_call\",\"toolName\":\"é\",\"toolCallId\":\"c\",\"args\":[],\"iteration\":1}\n", good);
+    expect_place(text, 2, 53, "'args'");
+    /* a duplicate key: the one whose value is read */
+    snprintf(text, sizeof text, "%s%s{\"type\":\"plan\",\"iteration\":1,\"iteration\":\"x\"}", good, good);
+    expect_place(text, 3, 30, "'iteration'");
+    /* missing: where the event starts, after blanks */
+    snprintf(text, sizeof text, "%s   {\"type\":\"message\",\"role\":\"user\",\"iteration\":1}\r\n", good);
+    expect_place(text, 2, 4, "'content'");
+    expect_place("{\"type\":7}", 1, 2, "'type'");
+    expect_place("\t{\"role\":\"user\"}", 1, 2, "'type'");
+    /* the array form */
+    expect_place("[{\"type\":\"plan\"},\n {\"type\":\"error\",\"iteration\":1,\"error\":5}]", 2, 32, "'error'");
+    expect_place("[\n\n  {\"type\":\"completion\",\"iteration\":1}]", 3, 4, "'result'");
 }
 
 static void test_kind_names(void **state) {
@@ -263,7 +342,7 @@ static void test_unknown_fields_pass_through(void **state) {
     aw_event_list_free(l);
 }
 
-/* ---- missing or mistyped required fields ---------------------------------------------- */
+/* ---- missing or mistyped required fields, mistyped optional ones ---------------------------------------------- */
 
 #define TS "\"timestamp\":1,\"iteration\":1"
 
@@ -277,8 +356,8 @@ static void test_missing_and_mistyped(void **state) {
     } cases[] = {
         {"{\"role\":\"user\",\"content\":\"a\"," TS "}", "'type'"},
         {"{\"type\":5,\"role\":\"user\",\"content\":\"a\"," TS "}", "'type'"},
-        {"{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"iteration\":1}", "'timestamp'"},
         {"{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"timestamp\":\"1\",\"iteration\":1}", "'timestamp'"},
+        {"{\"type\":\"summary\",\"summarizedIterations\":[],\"summary\":\"\",\"timestamp\":null,\"iteration\":1}", "'timestamp'"},
         {"{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"timestamp\":1}", "'iteration'"},
         {"{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"timestamp\":1,\"iteration\":null}", "'iteration'"},
         {"{\"type\":\"message\",\"content\":\"a\"," TS "}", "'role'"},
@@ -310,7 +389,6 @@ static void test_missing_and_mistyped(void **state) {
         {"{\"type\":\"human_input_received\",\"response\":false," TS "}", "'response'"},
         {"{\"type\":\"completion\",\"verified\":true," TS "}", "'result'"},
         {"{\"type\":\"completion\",\"result\":{},\"verified\":true," TS "}", "'result'"},
-        {"{\"type\":\"completion\",\"result\":\"r\"," TS "}", "'verified'"},
         {"{\"type\":\"completion\",\"result\":\"r\",\"verified\":1," TS "}", "'verified'"},
         {"{\"type\":\"summary\",\"summary\":\"s\"," TS "}", "'summarizedIterations'"},
         {"{\"type\":\"summary\",\"summarizedIterations\":\"1,2\",\"summary\":\"s\"," TS "}", "'summarizedIterations'"},
@@ -604,6 +682,8 @@ int main(void) {
         cmocka_unit_test(test_tool_call_and_result),
         cmocka_unit_test(test_error_human_completion_summary),
         cmocka_unit_test(test_approval_plan_unknown_kept),
+        cmocka_unit_test(test_optional_fields_absent),
+        cmocka_unit_test(test_error_columns),
         cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_unknown_fields_pass_through),
         cmocka_unit_test(test_missing_and_mistyped),

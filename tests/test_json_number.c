@@ -46,6 +46,8 @@ static size_t strip_digits(unsigned long long v, char *digits) {
  * decimal is tried, and for a power of two (whose rounding interval is
  * narrower below) also the one a unit above it. */
 static size_t ref_shortest(double d, char *digits, int *n_out) {
+    /* set on every path: fail_msg returns as far as the compiler knows */
+    *n_out = 0;
     int pow2_exp;
     int pow2 = frexp(d, &pow2_exp) == 0.5 && d > 2.2250738585072014e-308;
     for (int prec = 1; prec <= 17; prec++) {

@@ -246,13 +246,13 @@ static void check_utf8_case(const char *before, const unsigned char *seq, size_t
  * decoded text trails the input). */
 static const char *const utf8_befores[] = {
     "", "a", "abcdefghijklmno", "abcdefghijklmnop", "\xC3\xA9", "\xC3\xA9x", "\xC3\xA9xyzxyzxyzxyzx",
-    "\xE2\x80\x94xyzxyzxyzxyzxyzx", "\\n", "\\n\xC3\xA9", "\\u00e9\\t\xC3\xA9xyzxyzxyzxyz", "\\\\\\\"\xF0\x9F\x98\x80" "abcdefghi",
+    "\xE2\x80\x94xyzxyzxyzxyzxyzx", "\\n", "\\n\xC3\xA9", "\\u00e9\\t\xC3\xA9xyzxyzxyzxyz", ("\\\\\\\"\xF0\x9F\x98\x80" "abcdefghi"),
 };
 
 /* What follows: the closing quote at once, ASCII, an escape, more
  * non-ASCII, text across a block boundary. */
 static const char *const utf8_afters[] = {
-    "", "z", "\\n", "zz\\u0041", "\xC3\xA9", "abcdefghijklmnopq", "\xE2\x82\xAC" "abcdefghijklmnopqrstuvwxyz\\/",
+    "", "z", "\\n", "zz\\u0041", "\xC3\xA9", "abcdefghijklmnopq", ("\xE2\x82\xAC" "abcdefghijklmnopqrstuvwxyz\\/"),
 };
 
 /* Every pair of bytes after a non-ASCII lead or continuation byte, every

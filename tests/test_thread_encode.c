@@ -235,6 +235,33 @@ static void test_other_rows(void **state) {
                   ONE("<event type=\"summary\" id=\"0\" iteration=\"1\" summarizedIterations=\"0,-1,2.5,1e+21,1,100\">n</event>"));
 }
 
+/* Events as many producers write them: no timestamp, no verified, a plan
+ * with no iteration. The reference serializer never reads those fields, so
+ * the thread is the one it writes (checked against its code: every event
+ * here gives the same line as with the fields present). */
+static void test_fields_never_written(void **state) {
+    (void)state;
+    expect_encode("{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\",\"iteration\":0}\n"
+                  "{\"type\":\"plan\",\"steps\":[]}\n"
+                  "{\"type\":\"tool_call\",\"toolName\":\"calc\",\"toolCallId\":\"c1\",\"args\":{\"x\":1},\"iteration\":1}\n"
+                  "{\"type\":\"tool_result\",\"toolCallId\":\"c1\",\"result\":\"2\",\"iteration\":1}\n"
+                  "{\"type\":\"error\",\"error\":\"e\",\"recoverable\":false,\"iteration\":1}\n"
+                  "{\"type\":\"human_input_requested\",\"question\":\"q\",\"iteration\":2}\n"
+                  "{\"type\":\"human_input_received\",\"response\":\"r\",\"iteration\":2}\n"
+                  "{\"type\":\"summary\",\"summarizedIterations\":[1],\"summary\":\"s\",\"iteration\":3}\n"
+                  "{\"type\":\"completion\",\"result\":\"done\",\"iteration\":3}\n",
+                  "<thread>\n"
+                  "  <event type=\"human\" id=\"0\" iteration=\"0\">hi</event>\n"
+                  "  <event type=\"tool_input\" id=\"2\" name=\"calc\" iteration=\"1\">{&quot;x&quot;:1}</event>\n"
+                  "  <event type=\"tool_output\" id=\"3\" name=\"calc\" status=\"success\" iteration=\"1\">2</event>\n"
+                  "  <event type=\"error\" id=\"4\" iteration=\"1\" recoverable=\"false\">e</event>\n"
+                  "  <event type=\"human_input_requested\" id=\"5\" iteration=\"2\">q</event>\n"
+                  "  <event type=\"human_input_received\" id=\"6\" iteration=\"2\">r</event>\n"
+                  "  <event type=\"summary\" id=\"7\" iteration=\"3\" summarizedIterations=\"1\">s</event>\n"
+                  "  <event type=\"completion\" id=\"8\" iteration=\"3\">done</event>\n"
+                  "</thread>");
+}
+
 /* Numbers in attributes are printed as a JavaScript template literal prints
  * them (`${n}`): shortest round trip, exponent forms from 1e21 and below
  * 1e-6, -0 as 0. */
@@ -715,6 +742,7 @@ int main(void) {
         cmocka_unit_test(test_message_rows),
         cmocka_unit_test(test_tool_rows),
         cmocka_unit_test(test_other_rows),
+        cmocka_unit_test(test_fields_never_written),
         cmocka_unit_test(test_numbers_as_javascript),
         cmocka_unit_test(test_five_escapes),
         cmocka_unit_test(test_injection),

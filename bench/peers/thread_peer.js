@@ -2,6 +2,8 @@
 // thread_peer.js: the JavaScript side of the thread benchmark (issue 3).
 //
 //   node thread_peer.js CORPUS.jsonl APPEND_EVENT.json AW_PREFIX
+//     (APPEND_EVENT.json "-": no append measurements)
+//   node thread_peer.js --encode EVENTS.jsonl > THREAD.xml
 //
 // A <thread> serializer written the way the reference TypeScript agent writes
 // it (seed 000, SPEC-01): JSON.parse per line, a Map toolCallId -> toolName
@@ -99,7 +101,16 @@ function sameBytes(xml, path, label) {
   return false;
 }
 
+// The reference's command as a user runs it, a whole process: read the
+// file, serialize, write the thread to stdout (with a newline, as agentwire
+// does).
+function encodeFile(path) {
+  const xml = serializeThreadToXml(parseLines(fs.readFileSync(path, "utf8")));
+  fs.writeSync(1, xml + "\n");
+}
+
 function main() {
+  if (process.argv[2] === "--encode") return encodeFile(process.argv[3]);
   const [corpusPath, appendPath, awPrefix] = process.argv.slice(2);
   if (!awPrefix) {
     process.stderr.write("usage: node thread_peer.js CORPUS.jsonl APPEND_EVENT.json AW_PREFIX\n");
@@ -140,6 +151,8 @@ function main() {
   }
   out("js.e2e.seconds", best.toFixed(6));
   out("js.e2e.mbps", (inputBytes / best / 1e6).toFixed(1));
+
+  if (appendPath === "-") return; // no append measurements
 
   // 3. append one event the reference's way: push it, serialize everything
   // again. The thread of S MB holds the corpus's first events up to S MB, as

@@ -42,8 +42,8 @@ typedef struct aw_event {
     aw_event_kind kind;
     const aw_json_value *json;      /* the whole event object */
     aw_text type;                   /* the "type" string as written */
-    const aw_json_value *timestamp; /* number (ms) */
-    const aw_json_value *iteration; /* number */
+    const aw_json_value *timestamp; /* number (ms); NULL when absent */
+    const aw_json_value *iteration; /* number; NULL when absent (approval, plan) */
     aw_role role;                   /* message */
     /* The body: content (message), error (error), question
      * (human_input_requested), response (human_input_received), result
@@ -57,12 +57,35 @@ typedef struct aw_event {
     const aw_json_value *parallel_group; /* tool_call, tool_result: optional */
     const aw_json_value *summarized_iterations; /* summary: array of numbers */
     bool recoverable;                   /* error */
-    bool verified;                      /* completion */
+    bool verified;                      /* completion; false when absent */
 } aw_event;
 
-/* Read one event from a JSON object. A missing or mistyped required field
- * is AW_ETYPE with a message naming it ("field 'toolName' is missing",
- * "field 'args' must be an object"). The event points into obj, which must
+/* Read one event from a JSON object. Required are the fields the <thread>
+ * format writes, and the toolCallId it names results by:
+ *
+ *   every type            type (string)
+ *   all but approval,     iteration (number)
+ *   plan and unknown
+ *   message               role ("user", "assistant" or "system"), content (string)
+ *   tool_call             toolName, toolCallId (strings), args (object)
+ *   tool_result           toolCallId (string), result (any JSON value)
+ *   error                 error (string), recoverable (true or false)
+ *   human_input_requested question (string)
+ *   human_input_received  response (string)
+ *   completion            result (string)
+ *   summary               summarizedIterations (array of numbers), summary (string)
+ *
+ * Optional, and checked for type when present: timestamp (number, every
+ * known type), iteration (approval, plan), parallelGroup (string or
+ * number) on tool_call and tool_result, durationMs (number) on
+ * tool_result, toolCallId (string) on error, verified (true or false) on
+ * completion. A type this
+ * model does not know (AW_EVENT_OTHER) is not checked beyond its "type".
+ * Any other field is kept in `json` unchecked.
+ *
+ * A missing or mistyped required field, or a mistyped optional one, is
+ * AW_ETYPE with a message naming it ("field 'toolName' is missing", "field
+ * 'args' must be an object"). The event points into obj, which must
  * outlive it. */
 int aw_event_from_json(const aw_json_value *obj, aw_event *ev, aw_error *err);
 
@@ -74,9 +97,13 @@ const char *aw_event_kind_name(aw_event_kind kind);
 typedef struct aw_event_list aw_event_list;
 
 /* Input whose first non-blank character is '[' is read as one JSON array
- * of events; anything else as JSON lines (blank lines skipped). Errors name
- * the line ("line 7: field 'args' must be an object") and, for JSON syntax
- * errors, the column. opts may be NULL. */
+ * of events; anything else as JSON lines (blank lines skipped). Errors carry
+ * their place in err (offset, line and column, counted in the whole text):
+ * a JSON syntax error where it is, a mistyped field at its key, a missing
+ * field where the event starts (in the array form, at its first key); the
+ * message names the field ("tool_call event: field 'args' must be an
+ * object"), and in the array form the event's index from 0. opts may be
+ * NULL. */
 int aw_event_list_parse(const char *text, size_t len, const aw_json_read_options *opts,
                         aw_event_list **out, aw_error *err);
 /* An empty list to fill with aw_event_list_add, with values from docs the

@@ -1,7 +1,7 @@
 /* agentwire — agent events as a <thread> XML document, and back.
  *
  * The encoding is byte-compatible with the reference TypeScript serializer
- * (seed 000) wherever its output is valid XML:
+ * (serializeThreadToXml) wherever its output is valid XML:
  *
  *   <thread>
  *     <event type="human" id="0" iteration="0">What is 2+2?</event>
@@ -55,6 +55,39 @@ int aw_thread_encode(const aw_event *events, size_t n, const aw_thread_options *
  * documents), opts for the writing; either may be NULL. */
 int aw_thread_encode_json(const char *text, size_t len, const aw_json_read_options *read_opts,
                           const aw_thread_options *opts, aw_buf *out, aw_error *err);
+
+/* Where a streaming encoder hands its output: the next n bytes. A
+ * nonzero return stops the encoding with AW_ESTOP. */
+typedef int (*aw_thread_sink)(void *ctx, const char *data, size_t n);
+
+typedef struct aw_thread_stream_options {
+    aw_thread_sink sink; /* required */
+    void *sink_ctx;
+    /* An event of a type the format does not know (neither one it writes
+     * nor approval or plan) is not written, as in the reference, but uses
+     * up its id. With on_unknown set, each such event is reported to it
+     * first: `where` has a message naming the type and the place of its
+     * "type" value (offset, line, column). A nonzero return rejects the
+     * input: the encoding fails with AW_ETYPE and `where` as its error. */
+    int (*on_unknown)(void *ctx, const aw_event *ev, const aw_error *where);
+    void *on_unknown_ctx;
+} aw_thread_stream_options;
+
+/* aw_thread_encode_json with the output handed to stream->sink in blocks of about
+ * 256 KB as it is produced, instead of gathered in a buffer: the memory in
+ * use is one line's document, one block and the toolCallId -> toolName
+ * map, whatever the size of the input and the output. To name every result
+ * as the whole encoder does (after the last tool_call with its id anywhere
+ * in the input) before writing anything, the text is first scanned for the
+ * lines that can be tool_call events (those that hold "tool_call" or a \u
+ * escape of an ASCII letter), and only those are parsed twice. The bytes
+ * handed over are those aw_thread_encode_json appends, and the errors the
+ * same; on an error, what was handed over before the bad event stays handed
+ * over, and nothing after it. The array form is read whole, then written in
+ * blocks. */
+int aw_thread_encode_json_stream(const char *text, size_t len, const aw_json_read_options *read_opts,
+                                 const aw_thread_options *opts, const aw_thread_stream_options *stream,
+                                 aw_error *err);
 
 /* Append one <event> element (no indentation, no newline) for ev at
  * position id, naming a tool_result with tool_name. Returns 0 and writes

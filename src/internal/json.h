@@ -31,6 +31,11 @@ typedef struct aw__json_parser {
     /* set while scratch or frames is the caller's memory (not to be
      * reallocated or freed) */
     int scratch_borrowed, frames_borrowed;
+    /* The padded copy of the text last parsed. Strings and keys are
+     * decoded in place, so a key's or a string value's distance from here
+     * is its offset in that text: how errors found after the parse (a
+     * mistyped field) name their place. */
+    const char *copy;
 } aw__json_parser;
 
 void aw__json_parser_init(aw__json_parser *ps, const aw_json_read_options *opts);

@@ -1,10 +1,12 @@
-/* A tiny program built against the installed agentwire. */
+/* A tiny program built against the installed agentwire: JSON (our own
+ * code) and a <thread> decode (through expat), so a link line that lacks
+ * expat fails here. */
 #include <stdio.h>
 #include <string.h>
 
 #include <agentwire/agentwire.h>
 
-int main(void) {
+static int check_json(void) {
     const char *in = "{\"b\":1,\"a\":[true,null,\"x\"],\"2\":0.1}";
     const char *want = "{\"2\":0.1,\"b\":1,\"a\":[true,null,\"x\"]}";
     aw_json_doc *doc = NULL;
@@ -26,3 +28,26 @@ int main(void) {
     aw_buf_free(&out);
     return 0;
 }
+
+static int check_thread(void) {
+    const char *xml = "<thread>\n  <event type=\"human\" id=\"0\" iteration=\"0\">2 &lt; 3</event>\n</thread>";
+    aw_json_doc *doc = NULL;
+    aw_error err;
+    if (aw_thread_decode(xml, strlen(xml), NULL, &doc, &err)) {
+        fprintf(stderr, "thread decode: %s\n", err.message);
+        return 1;
+    }
+    const aw_json_value *ev = aw_json_at(aw_json_doc_root(doc), 0);
+    const aw_json_value *content = aw_json_get(ev, "content");
+    int ok = content && content->type == AW_JSON_STRING && content->u.str.len == 5 &&
+             memcmp(content->u.str.ptr, "2 < 3", 5) == 0;
+    aw_json_doc_free(doc);
+    if (!ok) {
+        fprintf(stderr, "thread decode: wrong content\n");
+        return 1;
+    }
+    printf("thread decoded\n");
+    return 0;
+}
+
+int main(void) { return check_json() || check_thread(); }

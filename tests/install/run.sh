@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Install the build into a scratch prefix, then build and run a tiny
-# program against the installed copy twice: through pkg-config and through
-# the CMake package. Args: CMAKE BUILD_DIR SCRATCH [SANITIZER_FLAGS]
+# Install the build into a scratch prefix, then build and run a tiny program
+# against the installed copy four ways: pkg-config with the shared library,
+# pkg-config --static with the static one, and the CMake package's
+# agentwire::agentwire_shared and agentwire::agentwire_static. Each static
+# program must not need libagentwire.so; each shared one must.
+# Args: CMAKE BUILD_DIR SCRATCH [SANITIZER_FLAGS]
 set -euo pipefail
 cmake_bin=$1 build=$2 scratch=$3 san=${4:-}
 san=${san//;/ }
@@ -9,23 +12,41 @@ here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$scratch"
 mkdir -p "$scratch"
 prefix=$scratch/prefix
-"$cmake_bin" --install "$build" --prefix "$prefix" > "$scratch/install.log"
+"$cmake_bin" --install "$build" --prefix "$prefix" >"$scratch/install.log"
 libdir=$(dirname "$(find "$prefix" -name agentwire.pc | head -n 1)")/..
 libdir=$(cd "$libdir" && pwd)
+[ -f "$prefix/share/doc/agentwire/LICENSE" ] || { echo "LICENSE not installed" >&2; exit 1; }
+
+# the program prints its checks; "needs": whether it loads libagentwire.so
+run() {
+    local exe=$1 needs=$2
+    if readelf -d "$exe" | grep -q 'NEEDED.*libagentwire\.so'; then
+        [ "$needs" = shared ] || { echo "$exe: linked to libagentwire.so, expected the static library" >&2; exit 1; }
+    else
+        [ "$needs" = static ] || { echo "$exe: not linked to libagentwire.so" >&2; exit 1; }
+    fi
+    "$exe" >"$exe.out" || { cat "$exe.out"; echo "$exe failed" >&2; exit 1; }
+    grep -q '^thread decoded$' "$exe.out" || { echo "$exe: wrong output" >&2; cat "$exe.out"; exit 1; }
+}
 
 # 1. pkg-config, shared library
 export PKG_CONFIG_PATH=$libdir/pkgconfig
-cc $san -o "$scratch/consumer_pc" "$here/consumer.c" $(pkg-config --cflags --libs agentwire) -Wl,-rpath,"$libdir"
-"$scratch/consumer_pc"
+cc $san -o "$scratch/pc_shared" "$here/consumer.c" $(pkg-config --cflags --libs agentwire) -Wl,-rpath,"$libdir"
+run "$scratch/pc_shared" shared
 
-# 2. pkg-config, static library
-cc $san -o "$scratch/consumer_static" "$here/consumer.c" -I"$prefix/include" "$libdir/libagentwire.a" \
-   $(pkg-config --static --libs-only-l agentwire | sed 's/-lagentwire//')
-"$scratch/consumer_static"
+# 2. pkg-config --static: its libraries (expat, libm) complete the static
+# link; -l:libagentwire.a picks the archive where -lagentwire would find
+# the shared library beside it
+static_libs=$(pkg-config --static --libs agentwire | sed 's/-lagentwire\b/-l:libagentwire.a/')
+case $static_libs in *-lexpat*) ;; *) echo "pkg-config --static does not name expat: $static_libs" >&2; exit 1 ;; esac
+cc $san -o "$scratch/pc_static" "$here/consumer.c" $(pkg-config --static --cflags agentwire) $static_libs
+run "$scratch/pc_static" static
 
-# 3. the CMake package
+# 3. the CMake package, both targets
 "$cmake_bin" -S "$here/cmake_consumer" -B "$scratch/cmake_build" -DCMAKE_PREFIX_PATH="$prefix" \
-   -DCMAKE_C_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" > "$scratch/cmake.log"
-"$cmake_bin" --build "$scratch/cmake_build" > "$scratch/cmake_build.log"
-LD_LIBRARY_PATH=$libdir "$scratch/cmake_build/consumer"
-echo "install_consumer: pkg-config (shared and static) and CMake package all work"
+    -DCMAKE_C_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" >"$scratch/cmake.log" ||
+    { cat "$scratch/cmake.log"; exit 1; }
+"$cmake_bin" --build "$scratch/cmake_build" >"$scratch/cmake_build.log" || { cat "$scratch/cmake_build.log"; exit 1; }
+run "$scratch/cmake_build/consumer_shared" shared
+run "$scratch/cmake_build/consumer_static" static
+echo "install_consumer: pkg-config (shared, --static) and the CMake package (agentwire_shared, agentwire_static) all build and run"
