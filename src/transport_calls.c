@@ -58,7 +58,7 @@ int aw_extractor_feedback(const aw_extractor *x, aw_buf *out) {
 
 int aw__extract_reject(aw_extractor *x, aw_text slot, aw_text tool, aw_reject_reason reason,
                        const char *message) {
-    x->rejections++;
+                       x->rejections++;
     int rc = aw_buf_append(&x->feedback, "- ", 2);
     if (!rc && slot.len) rc = aw_buf_printf(&x->feedback, "slot %.*s: ", (int)(slot.len > 64 ? 64 : slot.len), slot.ptr);
     if (!rc) rc = aw_buf_append_str(&x->feedback, message);

@@ -30,12 +30,14 @@ static int dialect_allowed(aw_extractor *x, aw_text tool, const char *source) {
     return 0;
 }
 
-/* {"name": ..., "arguments": {...} or "{...}"} (also "args", "parameters") */
-static int call_from_object(aw_extractor *x, const aw_json_value *obj, aw_text payload, const char *source) {
+/* {"name": ..., "arguments": {...} or "{...}"} (also "args", "parameters");
+ * `repairs`: what it took to read obj from the payload. */
+static int call_from_object(aw_extractor *x, const aw_json_value *obj, aw_text payload, const char *source,
+                            unsigned repairs) {
     const aw_json_value *name = aw_json_get(obj, "name");
     if (!aw_json_is_string(name)) {
         return aw__extract_reject(x, AW__X_NO_TEXT, AW__X_NO_TEXT, AW_REJECT_INVALID_JSON,
-                      "A tool call needs a \"name\" string and an \"arguments\" object.");
+                                  "A tool call needs a \"name\" string and an \"arguments\" object.");
     }
     aw_text tool = {name->u.str.ptr, name->u.str.len};
     int rc = dialect_allowed(x, tool, source);
@@ -60,7 +62,7 @@ static int call_from_object(aw_extractor *x, const aw_json_value *obj, aw_text p
         if (aw_json_parse("{}", 2, &ro, &empty, NULL)) return AW_ENOMEM;
         args = aw_json_doc_root(empty);
     }
-    rc = aw__extract_emit_call(x, AW__X_NO_TEXT, tool, args, payload, source, 0);
+    rc = aw__extract_emit_call(x, AW__X_NO_TEXT, tool, args, payload, source, repairs);
     aw_json_doc_free(empty);
     return rc;
 }
@@ -74,9 +76,9 @@ int aw__extract_close_hermes(aw_extractor *x, aw_text payload) {
     if (!doc || !aw_json_is_object(aw_json_doc_root(doc))) {
         aw_json_doc_free(doc);
         return aw__extract_reject(x, AW__X_NO_TEXT, AW__X_NO_TEXT, AW_REJECT_INVALID_JSON,
-                      "A <tool_call> must hold a JSON object with \"name\" and \"arguments\".");
+                                  "A <tool_call> must hold a JSON object with \"name\" and \"arguments\".");
     }
-    int rc = call_from_object(x, aw_json_doc_root(doc), payload, "hermes");
+    int rc = call_from_object(x, aw_json_doc_root(doc), payload, "hermes", repairs);
     aw_json_doc_free(doc);
     return rc;
 }
@@ -172,7 +174,7 @@ int aw__extract_close_function_calls(aw_extractor *x, aw_text payload) {
     }
     if (!rc && !found)
         rc = aw__extract_reject(x, AW__X_NO_TEXT, AW__X_NO_TEXT, AW_REJECT_EMPTY_PAYLOAD,
-                    "A <function_calls> block holds no <invoke name=\"...\"> element.");
+                                "A <function_calls> block holds no <invoke name=\"...\"> element.");
     return rc;
 }
 
@@ -184,7 +186,7 @@ int aw__extract_fenced(aw_extractor *x) {
     if (rc) return rc == AW_ENOMEM ? AW_ENOMEM : 0;
     const aw_json_value *calls = aw_json_get(aw_json_doc_root(doc), "tool_calls");
     for (size_t i = 0; i < aw_json_count(calls) && !rc; i++)
-        rc = call_from_object(x, aw_json_at(calls, i), AW__X_NO_TEXT, "fenced");
+        rc = call_from_object(x, aw_json_at(calls, i), AW__X_NO_TEXT, "fenced", 0);
     aw_json_doc_free(doc);
     return rc;
 }
@@ -217,7 +219,7 @@ int aw_extractor_native_calls(aw_extractor *x, const aw_json_value *calls, aw_x_
         if (x->t->mode == AW_TRANSPORT_XML_FINAL && is_final) {
             /* the XML FINAL tag takes precedence: the report travels as XML */
             rc = aw__extract_reject(x, AW__X_NO_TEXT, tool, AW_REJECT_NOT_ALLOWED_IN_MODE,
-                        "The final report travels as the FINAL XML tag in this session, not as a native call.");
+                                    "The final report travels as the FINAL XML tag in this session, not as a native call.");
             continue;
         }
         const aw_json_value *args = aw_json_get(def, "arguments");

@@ -140,6 +140,7 @@ static int step_attrs(aw_extractor *x, const char *p, size_t n, size_t *used) {
         if (c == '<') {
             *used = i;
             x->state = ST_TEXT;
+            x->tag.attr_len = x->tag.attrs.len;
             int rc = markup_as_text(x, "");
             return rc ? rc : aw__extract_open_unended(x, 0);
         }

@@ -299,9 +299,9 @@ static int final_report(aw_extractor *x, aw_text status, aw_text content, bool t
         if (!json) {
             aw_json_doc_free(doc);
             return aw__extract_reject(x, slot, tool, AW_REJECT_INVALID_JSON,
-                          f == AW_FORMAT_JSON
-                              ? "Final report payload is not valid JSON. Provide a JSON object."
-                              : "Final report payload must be a JSON array of Slack messages or {\"messages\": [...]}.");
+                                      f == AW_FORMAT_JSON
+                                          ? "Final report payload is not valid JSON. Provide a JSON object."
+                                          : "Final report payload must be a JSON array of Slack messages or {\"messages\": [...]}.");
         }
     }
     aw_x_final fin = {status, f, content, json, truncated, repairs, AW_COMMAND_FINAL_XML};
@@ -498,7 +498,7 @@ int aw__extract_unclosed(aw_extractor *x, const char *stop_reason) {
             int rc = report_close(x);
             if (rc) return rc;
             return aw__extract_reject(x, g->slot, aw__x_tag_tool(g), AW_REJECT_UNCLOSED,
-                          "The final report was cut off by the output limit; send it again, shorter, and close the FINAL tag.");
+                                      "The final report was cut off by the output limit; send it again, shorter, and close the FINAL tag.");
         }
         return finish_tag(x, k == 1);
     }
@@ -522,6 +522,6 @@ int aw__extract_open_unended(aw_extractor *x, int at_end) {
     const char *dash = memchr(rest, '-', g->name.len - x->t->prefix_len - 1);
     aw_text slot = dash ? (aw_text){dash + 1, (size_t)(g->name.data + g->name.len - dash - 1)} : AW__X_NO_TEXT;
     return aw__extract_reject(x, slot, aw__x_tag_tool(g), AW_REJECT_UNCLOSED,
-                  at_end ? "The reply ended inside an opening tag; close it with '>' and its closing tag."
-                         : "An opening tag was not ended with '>' before the next '<'; end it with '>'.");
+                              at_end ? "The reply ended inside an opening tag; close it with '>' and its closing tag."
+                              : "An opening tag was not ended with '>' before the next '<'; end it with '>'.");
 }
