@@ -15,6 +15,7 @@ aw_extractor *aw_extractor_new(const aw_transport *t, unsigned turn) {
     if (!x) return NULL;
     memset(x, 0, sizeof *x);
     x->t = t;
+    x->keep_visible = (t->dialects & AW_DIALECT_FENCED) != 0;
     x->turn = turn;
     x->alloc = t->alloc;
     aw_buf *bufs[] = {&x->hold, &x->tag.name, &x->tag.attrs, &x->tag.tool, &x->tag.status,

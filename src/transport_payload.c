@@ -300,23 +300,6 @@ int aw__extract_step_payload(aw_extractor *x, const char *p, size_t n, size_t *u
     return 0;
 }
 
-/* Is the chunk payload that aw__extract_step_payload would add whole,
- * changing no state? It is when it holds no byte that matters where the
- * payload is: inside CDATA a ']' (or the '>' after "]]", so none may be
- * pending); inside a JSON string a quote, backslash or '<' (and no escape
- * may be pending); elsewhere in a JSON payload a quote or '<'; in other
- * payload a '<'. Before the first content byte, with bytes held, or with a
- * candidate end being decided, every byte matters. */
-int aw__extract_payload_is_inert(const aw_extractor *x, const char *p, size_t n) {
-    if (x->held || !x->seen_content || x->cand) return 0;
-    if (x->cdata == 1) return !x->cdata_br && !aw__x_find_byte(p, n, ']');
-    if (x->in_string)
-        return !x->escaped && !aw__x_find_byte(p, n, '"') && !aw__x_find_byte(p, n, '\\') &&
-               !aw__x_find_byte(p, n, '<');
-    if (x->json_tracking) return !aw__x_find_byte(p, n, '"') && !aw__x_find_byte(p, n, '<');
-    return !aw__x_find_byte(p, n, '<');
-}
-
 int aw__extract_end_payload(aw_extractor *x, const char *stop_reason) {
     /* held bytes of a would-be closing tag or CDATA opener are payload */
     int rc = 0;

@@ -50,10 +50,17 @@ typedef struct x_tag {
 } x_tag;
 
 struct aw_extractor {
+    /* what every aw_extractor_feed touches, together in one cache line: a
+     * reply streamed token by token makes a call per few bytes */
     const aw_transport *t;
+    int state;
+    int finished, stopped;
+    int keep_visible;       /* the fenced dialect is on: visible text is kept */
+    aw_x_fn fn;
+    void *ctx;
+    aw_error *err;
     unsigned turn;
     const aw_allocator *alloc;
-    int state;
     aw_buf hold;            /* '<' and a partial tag name, in ST_OPEN */
     char quote;             /* open quote in ST_ATTRS */
     x_tag tag;
@@ -77,12 +84,8 @@ struct aw_extractor {
     int final_done, progress_done;
     aw_buf feedback;        /* rejection lines */
     size_t rejections;
-    aw_buf visible;         /* for the fenced dialect */
+    aw_buf visible;         /* for the fenced dialect (keep_visible) */
     char warning[160];
-    int finished, stopped;
-    aw_x_fn fn;
-    void *ctx;
-    aw_error *err;
 };
 
 /* ---- shared by the scanners ---------------------------------------------- */
@@ -134,7 +137,7 @@ static inline int aw__x_emit(aw_extractor *x, const aw_x_event *ev) {
 
 static inline int aw__x_emit_text(aw_extractor *x, const char *p, size_t n) {
     if (!n) return 0;
-    if ((x->t->dialects & AW_DIALECT_FENCED) && aw__x_append(&x->visible, p, n)) return AW_ENOMEM;
+    if (x->keep_visible && aw__x_append(&x->visible, p, n)) return AW_ENOMEM;
     aw_x_event ev = {AW_X_TEXT, {p, n}, AW__X_NO_TEXT, AW__X_NO_TEXT, NULL, NULL, NULL};
     return aw__x_emit(x, &ev);
 }
@@ -166,10 +169,26 @@ void aw__extract_begin_payload(aw_extractor *x);
  * may change (the tag ended); bytes may be left in x->replay to be read
  * again before the rest of p. */
 int aw__extract_step_payload(aw_extractor *x, const char *p, size_t n, size_t *used);
-/* Is p[0..n) payload whole, changing no state? (the short-chunk fast path) */
-int aw__extract_payload_is_inert(const aw_extractor *x, const char *p, size_t n);
 /* The reply ended in the payload. */
 int aw__extract_end_payload(aw_extractor *x, const char *stop_reason);
+
+/* Is the chunk payload that aw__extract_step_payload would add whole,
+ * changing no state? It is when it holds no byte that matters where the
+ * payload is: inside CDATA a ']' (or the '>' after "]]", so none may be
+ * pending); inside a JSON string a quote, backslash or '<' (and no escape
+ * may be pending); elsewhere in a JSON payload a quote or '<'; in other
+ * payload a '<'. Before the first content byte, with bytes held, or with a
+ * candidate end being decided, every byte matters. Inline: it runs once
+ * per chunk of a reply streamed token by token. */
+static inline int aw__extract_payload_is_inert(const aw_extractor *x, const char *p, size_t n) {
+    if (x->held || !x->seen_content || x->cand) return 0;
+    if (x->cdata == 1) return !x->cdata_br && !aw__x_find_byte(p, n, ']');
+    if (x->in_string)
+        return !x->escaped && !aw__x_find_byte(p, n, '"') && !aw__x_find_byte(p, n, '\\') &&
+               !aw__x_find_byte(p, n, '<');
+    if (x->json_tracking) return !aw__x_find_byte(p, n, '"') && !aw__x_find_byte(p, n, '<');
+    return !aw__x_find_byte(p, n, '<');
+}
 
 /* ---- complete tags (transport_tags.c) ------------------------------------- */
 
