@@ -161,7 +161,7 @@ static int is_slot_token(const char *s, size_t n) {
     if (n < 4 || n > 9) return 0;
     for (size_t i = 0; i < n; i++)
         if (s[i] < '0' || s[i] > '9') return 0;
-    if (n == 4) return strspn(s, "0") < 4;
+    if (n == 4) return memcmp(s, "0000", 4) != 0;
     return s[0] != '0';
 }
 
@@ -316,7 +316,8 @@ static int final_report(aw_extractor *x, aw_text status, aw_text content, bool t
     return rc ? rc : 1;
 }
 
-/* s[0..n) without the white space around it (Unicode's, as is_blank's). */
+/* s[0..n) without the white space around it (Unicode's, as for an empty
+ * payload). */
 static aw_text trimmed(const char *s, size_t n) {
     size_t b = 0, e = 0, i = 0, k;
     while (i < n) {
