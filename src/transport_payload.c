@@ -126,14 +126,17 @@ static int held_byte(aw_extractor *x, unsigned char c) {
  * either way. */
 static int begin_candidate(aw_extractor *x) {
     size_t at = x->payload.len;
-    int rc = x->cand ? aw__x_emit_payload(x, x->payload.data + x->cand_at, at - x->cand_at) : 0;
-    if (rc) return rc;
-    x->cand = 1;
-    x->cand_at = at;
-    x->cand_string = x->str_start;
+    if (x->cand) {
+        int rc = aw__x_emit_payload(x, x->payload.data + x->cand_at, at - x->cand_at);
+        x->cand = 0;
+        if (rc) return rc;
+    }
     if (aw__x_append(&x->payload, x->close_buf, x->close_len) || aw__x_append(&x->payload, ">", 1))
         return AW_ENOMEM;
+    x->cand = 1;
+    x->cand_at = at;
     x->cand_end = x->payload.len;
+    x->cand_string = x->str_start;
     x->close_len = 0;
     x->held = HELD_NONE;
     return 0;
