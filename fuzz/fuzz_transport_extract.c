@@ -7,12 +7,16 @@
  * tools search and fetch, every dialect on, turn 2) once whole and once in
  * chunks. The two traces — every event with all its fields, adjacent TEXT
  * and adjacent PAYLOAD deltas merged since where they split depends on the
- * chunking, then the warning and the feedback — must be equal. */
+ * chunking, then the warning and the feedback — must be equal. And the
+ * bytes read again (a closing tag inside a JSON string that was the end
+ * has what follows it re-read) must stay within CLOSE_LOOKBACK per '<' of
+ * the reply, the bound that keeps the extractor linear. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "agentwire/agentwire.h"
 #include "agentwire/transport.h"
+#include "internal/transport_extract.h"
 
 typedef struct trace {
     aw_buf out;
@@ -122,6 +126,12 @@ static aw_transport *session(aw_report_format format) {
     return t;
 }
 
+static size_t count_lt(const char *p, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += p[i] == '<';
+    return k;
+}
+
 static void run(const aw_transport *tr, const char *p, size_t n, size_t chunk, const char *stop, trace *t) {
     t->pending = -1;
     aw_buf_init(&t->delta, NULL);
@@ -142,6 +152,7 @@ static void run(const aw_transport *tr, const char *p, size_t n, size_t chunk, c
     if (aw_extractor_feedback(x, &fb)) abort();
     put(t, "\nFEEDBACK", fb.data, fb.len);
     aw_buf_free(&fb);
+    if (x->replayed > count_lt(p, n) * CLOSE_LOOKBACK) abort();
     aw_extractor_free(x);
 }
 

@@ -203,8 +203,19 @@ checks=$((checks + 1))
 "$CLI" $X --mode xml --turn 2 <"$T/r1.txt" >"$T/out" 2>"$T/err" || fail "extract stdin: exit status $?"
 same_as "$T/whole.jsonl" "extract stdin"
 
+# the tags rejected as they open (a dead slot, a foreign nonce) are not tags:
+# they stay in the visible text
 run 0 "extract --visible" $X --mode xml --turn 2 --visible --chunk 5 "$T/r1.txt"
-printf 'Let me look that up.\n\n\n\n\n\n\nBye.\n' >"$T/visible.txt"
+cat >"$T/visible.txt" <<'EOF'
+Let me look that up.
+
+<ai-agent-1a2b3c4d-0001 tool="search">{"query": "old"}</ai-agent-1a2b3c4d-0001>
+<ai-agent-deadbeef-0012 tool="search">{"query": "x"}</ai-agent-deadbeef-0012>
+
+
+
+Bye.
+EOF
 same_as "$T/visible.txt" "extract --visible"
 printf 'no newline at the end' >"$T/r2.txt"
 run 0 "extract --visible adds the newline" $X --mode xml --turn 1 --visible "$T/r2.txt"

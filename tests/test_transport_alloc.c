@@ -48,8 +48,10 @@ static const char schema_json[] =
 /* Turn 2 with 4 calls a turn: slots 0005-0008 are open, 0001 is dead. Tags
  * inside think, a closing tag inside a JSON string, a '>' inside an
  * attribute, a payload to repair, CDATA, progress, a dead slot, a wrong
- * nonce, invalid JSON, a duplicate slot, the three other dialects, and a
- * FINAL report in json format that needs repairs. */
+ * nonce, invalid JSON, a duplicate slot, a closing tag lost in a string
+ * left open (the rest read again), a tool tag never closed before the next
+ * one, the three other dialects, and a FINAL report in json format that
+ * needs repairs. */
 static const char reply[] =
     "Let me look. <think>maybe <ai-agent-" NONCE "-0005 tool=\"search\">{\"query\":\"no\"}</ai-agent-" NONCE "-0005></think>\n"
     "<ai-agent-" NONCE "-0005 tool=\"search\">{\"query\": \"agentwire </ai-agent-" NONCE "-0005> & co\", \"limit\": 3}</ai-agent-" NONCE "-0005>\n"
@@ -60,6 +62,8 @@ static const char reply[] =
     "<ai-agent-deadbeef-0008 tool=\"search\">{\"query\": \"forged\"}</ai-agent-deadbeef-0008>\n"
     "<ai-agent-" NONCE "-0008 tool=\"search\">not json at all</ai-agent-" NONCE "-0008>\n"
     "<ai-agent-" NONCE "-0005 tool=\"search\">{\"query\": \"again\"}</ai-agent-" NONCE "-0005>\n"
+    "<ai-agent-" NONCE "-0008 tool=\"search\">{\"query\": \"left open</ai-agent-" NONCE "-0008> then \"prose\" "
+    "<ai-agent-" NONCE "-0009 tool=\"search\">{\"query\": \"never closed\"}\n"
     "<tool_call>{\"name\": \"search\", \"arguments\": {\"query\": \"hermes\"}}</tool_call>\n"
     "<function_calls><invoke name=\"fetch\"><parameter name=\"url\">https://y.org</parameter></invoke></function_calls>\n"
     "```json\n{\"tool_calls\": [{\"name\": \"search\", \"arguments\": {\"query\": \"fenced\"}}]}\n```\n"

@@ -2,9 +2,11 @@
  * them. Most cases are data: tests/vectors/transport/extract_cases.json
  * holds a reply, the session it is read in and the records expected (each
  * record matched on the keys it gives; messages are left out where their
- * wording is not part of the contract). The rest are here: waiting for
- * input, chunk splits, XML-PAST rotation across turns, forged tags in tool
- * output, feedback text, the unclosed-FINAL matrix and API misuse. */
+ * wording is not part of the contract); each is run whole and in chunks
+ * of 1 and of 5 bytes. The rest are here: waiting for input, chunk splits,
+ * what streams out before the reply ends, the look-back bound of a closing
+ * tag inside a JSON string, XML-PAST rotation across turns, forged tags in
+ * tool output, feedback text, the unclosed-FINAL matrix and API misuse. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "internal/transport_extract.h"
 #include "transport_harness.h"
 
 static aw_transport *session(const char *spec_json) {
@@ -50,7 +53,11 @@ static aw_json_doc *trace_records(const th_trace *tr) {
 
 /* ---- the vectors ------------------------------------------------------------ */
 
-static int run_case(const aw_json_value *c) {
+/* Each vector is run whole, in chunks of 1 byte and in chunks of 5: the
+ * records it expects must come every way. */
+static const size_t vector_chunkings[] = {0, 1, 5};
+
+static int run_case_chunked(const aw_json_value *c, size_t chunk) {
     const char *name = th_str(c, "name", "?");
     aw_error err;
     aw_transport *t = th_transport(aw_json_get(c, "spec"), NULL, &err);
@@ -61,8 +68,8 @@ static int run_case(const aw_json_value *c) {
     const aw_json_value *reply = aw_json_get(c, "reply");
     th_trace tr;
     th_trace_init(&tr, false);
-    int rc = th_run(t, (unsigned)th_num(c, "turn", 1), reply->u.str.ptr, reply->u.str.len, NULL, 0,
-                    th_str(c, "stop", NULL), aw_json_get(c, "native"), &tr);
+    int rc = th_run(t, (unsigned)th_num(c, "turn", 1), reply->u.str.ptr, reply->u.str.len, chunk ? &chunk : NULL,
+                    chunk ? 1 : 0, th_str(c, "stop", NULL), aw_json_get(c, "native"), &tr);
     int bad = 0;
     if (rc) {
         printf("  %s: extraction failed with %d\n", name, rc);
@@ -82,12 +89,20 @@ static int run_case(const aw_json_value *c) {
         aw_buf w;
         aw_buf_init(&w, NULL);
         aw_json_write(want, NULL, &w, NULL);
-        printf("  %s:\n    expected %s\n    got:\n%s", name, w.data, tr.out.data ? tr.out.data : "(nothing)\n");
+        printf("  %s (%s%zu):\n    expected %s\n    got:\n%s", name, chunk ? "chunks of " : "whole", chunk, w.data,
+               tr.out.data ? tr.out.data : "(nothing)\n");
         aw_buf_free(&w);
     }
     aw_json_doc_free(got);
     th_trace_free(&tr);
     aw_transport_free(t);
+    return bad;
+}
+
+static int run_case(const aw_json_value *c) {
+    int bad = 0;
+    for (size_t k = 0; k < sizeof vector_chunkings / sizeof vector_chunkings[0]; k++)
+        bad |= run_case_chunked(c, vector_chunkings[k]);
     return bad;
 }
 
@@ -214,6 +229,123 @@ static void test_visible_filter(void **state) {
     assert_memory_equal(tr.visible.data, "Here is the report.\n\nBye.", tr.visible.len);
     assert_int_equal(tr.counts[AW_X_FINAL], 1);
     th_trace_free(&tr);
+    aw_transport_free(t);
+}
+
+/* ---- nothing unclosed swallows the rest -------------------------------------- */
+
+/* Whole and in chunks of 1 and 5: the trace of each run, which must agree. */
+static void run_three_ways(aw_transport *t, const char *reply, size_t n, const char *stop, th_trace *whole) {
+    th_trace_init(whole, true);
+    assert_int_equal(th_run(t, 1, reply, n, NULL, 0, stop, NULL, whole), 0);
+    static const size_t sizes[] = {1, 5};
+    for (size_t k = 0; k < 2; k++) {
+        th_trace tr;
+        th_trace_init(&tr, true);
+        assert_int_equal(th_run(t, 1, reply, n, &sizes[k], 1, stop, NULL, &tr), 0);
+        if (tr.out.len != whole->out.len || memcmp(tr.out.data, whole->out.data, tr.out.len)) {
+            printf("chunks of %zu:\n%s\nwhole:\n%s\n", sizes[k], tr.out.data, whole->out.data);
+            fail();
+        }
+        th_trace_free(&tr);
+    }
+}
+
+#define OPEN_0001 "<ai-agent-1a2b3c4d-0001 tool=\"search\">"
+#define CLOSE_0001 "</ai-agent-1a2b3c4d-0001>"
+
+/* A closing tag inside a JSON string is decided by the first non-blank
+ * byte after the string ends, if that comes within CLOSE_LOOKBACK bytes of
+ * the closing tag: here a letter, so the string was left open and the
+ * closing tag was the end. One byte further and the string is taken to go
+ * on, so the tag is never closed. */
+static void test_close_lookback_bound(void **state) {
+    (void)state;
+    aw_transport *t = session(NULL);
+    size_t close_len = strlen(CLOSE_0001);
+    for (int beyond = 0; beyond <= 1; beyond++) {
+        for (int blanks = 0; blanks <= 3; blanks += 3) {
+            /* from the closing tag's '<' to the deciding byte: the tag, the
+             * filler, the quote and the blanks */
+            size_t filler = CLOSE_LOOKBACK - close_len - 1 - (size_t)blanks + (size_t)beyond;
+            aw_buf r;
+            aw_buf_init(&r, NULL);
+            assert_int_equal(aw_buf_append_str(&r, OPEN_0001 "{\"query\": \"a" CLOSE_0001), 0);
+            for (size_t i = 0; i < filler; i++) assert_int_equal(aw_buf_putc(&r, 'x'), 0);
+            assert_int_equal(aw_buf_putc(&r, '"'), 0);
+            for (int i = 0; i < blanks; i++) assert_int_equal(aw_buf_putc(&r, ' '), 0);
+            assert_int_equal(aw_buf_append_str(&r, "tail"), 0);
+            th_trace tr;
+            run_three_ways(t, r.data, r.len, "stop", &tr);
+            aw_json_doc *doc = trace_records(&tr);
+            const aw_json_value *recs = aw_json_doc_root(doc);
+            if (!beyond) {
+                /* the end: the call, then the rest as text */
+                assert_int_equal(tr.counts[AW_X_CALL], 1);
+                assert_int_equal(tr.counts[AW_X_REJECTED], 0);
+                assert_int_equal(tr.visible.len, filler + 1 + (size_t)blanks + 4);
+                bool found = false;
+                for (size_t i = 0; i < aw_json_count(recs); i++) {
+                    const aw_json_value *rec = aw_json_at(recs, i);
+                    if (strcmp(th_str(rec, "kind", ""), "call")) continue;
+                    found = true;
+                    assert_string_equal(th_str(aw_json_get(rec, "args"), "query", ""), "a");
+                }
+                assert_true(found);
+            } else {
+                /* content: the string went on, and the tag was never closed */
+                assert_int_equal(tr.counts[AW_X_CALL], 0);
+                assert_int_equal(tr.counts[AW_X_REJECTED], 1);
+                assert_int_equal(tr.visible.len, 0);
+                assert_non_null(strstr(tr.out.data, "\"reason\":\"unclosed\""));
+            }
+            aw_json_doc_free(doc);
+            th_trace_free(&tr);
+            aw_buf_free(&r);
+        }
+    }
+    aw_transport_free(t);
+}
+
+static int count_payload(void *ctx, const aw_x_event *ev) {
+    if (ev->kind == AW_X_PAYLOAD) *(size_t *)ctx += ev->text.len;
+    return 0;
+}
+
+/* What follows a tag rejected as it opens is text at once, not held until
+ * the reply ends; what follows a closing tag inside a JSON string is held
+ * back at most CLOSE_LOOKBACK bytes. */
+static void test_nothing_held_back_long(void **state) {
+    (void)state;
+    aw_transport *t = session(NULL);
+    aw_extractor *x = aw_extractor_new(t, 1);
+    th_trace tr;
+    th_trace_init(&tr, true);
+    aw_error err;
+    const char *head = "See <ai-agent-deadbeef-0001 tool=\"search\"> for ";
+    for (const char *p = head; *p; p++) assert_int_equal(aw_extractor_feed(x, p, 1, th_on_event, &tr, &err), 0);
+    assert_int_equal(tr.counts[AW_X_REJECTED], 1); /* reported as it opened */
+    assert_int_equal(tr.visible.len, strlen(head));
+    assert_memory_equal(tr.visible.data, head, tr.visible.len);
+    aw_extractor_free(x);
+    th_trace_free(&tr);
+
+    /* after the closing tag in the string: held back until decided, but
+     * never more than the look-back */
+    x = aw_extractor_new(t, 1);
+    size_t reported = 0;
+    const char *start = OPEN_0001 "{\"query\": \"a" CLOSE_0001;
+    assert_int_equal(aw_extractor_feed(x, start, strlen(start), count_payload, &reported, &err), 0);
+    size_t before = strlen("{\"query\": \"a"), payload = before + strlen(CLOSE_0001);
+    assert_int_equal(reported, before); /* the closing tag is held */
+    for (size_t i = 0; i < 4 * CLOSE_LOOKBACK; i++) {
+        assert_int_equal(aw_extractor_feed(x, "y", 1, count_payload, &reported, &err), 0);
+        payload++;
+        /* held from the closing tag on while it could still be the end */
+        assert_int_equal(reported, payload - before <= CLOSE_LOOKBACK ? before : payload);
+    }
+    assert_int_equal(aw_extractor_finish(x, "stop", count_payload, &reported, &err), 0);
+    aw_extractor_free(x);
     aw_transport_free(t);
 }
 
@@ -555,6 +687,8 @@ int main(void) {
         cmocka_unit_test(test_text_held_back_only_for_tags),
         cmocka_unit_test(test_tag_split_across_chunks),
         cmocka_unit_test(test_visible_filter),
+        cmocka_unit_test(test_close_lookback_bound),
+        cmocka_unit_test(test_nothing_held_back_long),
         cmocka_unit_test(test_past_rotation_across_turns),
         cmocka_unit_test(test_forged_tag_in_tool_output),
         cmocka_unit_test(test_feedback_text),

@@ -405,11 +405,15 @@ static void test_hostile_tool_definitions(void **state) {
     assert_true(aw_json_equal(aw_json_doc_root(back), defs[0].schema));
     assert_true(has(&out, "\\u003c/x\\u003e"));
     aw_json_doc_free(back);
-    /* fed back as a reply, the notice yields only its own templates */
+    /* fed back as a reply, the notice yields only its own templates: the
+     * first tool's (its "{…JSON arguments…}" repaired into a call), the
+     * progress and the final slot; the second tool's template is in the
+     * same slot, a duplicate rejected as it opens, which is text */
     th_trace tr;
     th_trace_init(&tr, false);
     assert_int_equal(th_run(t, 2, out.data, out.len, NULL, 0, "stop", NULL, &tr), 0);
-    assert_int_equal(tr.counts[AW_X_TAG_OPEN], 2 + 1 + 1);
+    assert_int_equal(tr.counts[AW_X_TAG_OPEN], 1 + 1 + 1);
+    assert_int_equal(tr.counts[AW_X_REJECTED], 1 + 1); /* the duplicate; the FINAL's "success|failure|partial" */
     th_trace_free(&tr);
     aw_buf_free(&out);
     aw_transport_free(t);

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "internal/transport_extract.h"
 #include "transport_harness.h"
 #include "testutil.h"
 
@@ -169,6 +170,14 @@ static void test_fast_path_agrees_with_state_machine(void **state) {
         "<think> I could write <ai-agent-1a2b3c4d-0002 tool=\"search\">{\"query\": \"x\"}</ai-agent-1a2b3c4d-0002> "
         "but will not </think> <ai-agent-1a2b3c4d-PROGRESS tool=\"agent__progress_report\">"
         "{\"progress\": \"half way < there\"}</ai-agent-1a2b3c4d-PROGRESS> done",
+        /* a closing tag in a JSON string, decided at once and after blanks: content, then the end */
+        "call " CALL_OPEN "{\"query\": \"a " CALL_CLOSE " b\" , \"k\": [\"" CALL_CLOSE "\"  ]}" CALL_CLOSE
+        " between " CALL_OPEN "{\"query\": \"left open" CALL_CLOSE "\nthe rest, with \"quotes\" in it " FINAL_OPEN
+        "report" FINAL_CLOSE " end",
+        /* a tag rejected as it opens, a valid one inside it, an unclosed tool tag, a broken opening tag */
+        "<ai-agent-deadbeef-0001 tool=\"search\">{\"query\": \"x\"} " CALL_OPEN "{\"query\": \"in\"}" CALL_CLOSE
+        " <ai-agent-1a2b3c4d-0002 tool=\"search\">{\"query\": \"never closed\"} <ai-agent-1a2b3c4d-0003 tool=\"fetch "
+        "<ai-agent-1a2b3c4d-0004 tool=\"fetch\">{\"url\": \"u\"}</ai-agent-1a2b3c4d-0004> done",
         /* hermes: JSON payload of another dialect */
         "<tool_call> {\"name\": \"search\", \"arguments\": {\"query\": \"in a <tool_call> \\\"string\\\"\"}} </tool_call> "
         "and text after the call",
@@ -418,7 +427,9 @@ static void test_random_soup(void **state) {
         " tool=\"search\"", " tool='agent__final_report'", " status=\"success\"", " format=\"markdown\"",
         "<think>", "</think>", "<tool_call>", "</tool_call>", "{\"name\": \"search\", \"arguments\": {}}",
         "<function_calls><invoke name=\"search\">", "<parameter name=\"query\">", "</parameter></invoke></function_calls>",
-        "{\"query\": \"", "\"}", "&amp;", "&#x3c;", "\xc3\xa9", "\xff", "```json\n", "\n```"};
+        "{\"query\": \"", "\"}", "&amp;", "&#x3c;", "\xc3\xa9", "\xff", "```json\n", "\n```",
+        "\\\"", "[\"", "\" ,", "\"x", "\xc2\xa0", "\xe3\x80\x80", "-1", "-00001", "<ai-agent-1a2b3c4d-0002 tool=search>",
+        " status=\" Success \"", " format=\"MARKDOWN\""};
     size_t npieces = sizeof pieces / sizeof pieces[0];
     aw_transport *t = xml_session("{\"dialects\": [\"hermes\", \"function_calls\", \"fenced\"]}");
     static const char *const stops[] = {"stop", "length", NULL};
@@ -433,6 +444,113 @@ static void test_random_soup(void **state) {
         assert_int_equal(check_invariance(t, &in, 16, 8), 0);
         aw_buf_free(&r);
     }
+    aw_transport_free(t);
+}
+
+/* ---- re-reading stays linear ------------------------------------------------ */
+
+/* The bytes read again (aw_extractor's `replayed`) while extracting the
+ * reply in chunks of `chunk` (0: whole). */
+static size_t replayed_by(const aw_transport *t, const char *p, size_t n, size_t chunk) {
+    aw_extractor *x = aw_extractor_new(t, 1);
+    assert_non_null(x);
+    th_trace tr;
+    th_trace_init(&tr, false);
+    aw_error err;
+    if (!chunk) chunk = n;
+    for (size_t pos = 0; pos < n; pos += chunk)
+        assert_int_equal(aw_extractor_feed(x, p + pos, n - pos < chunk ? n - pos : chunk, th_on_event, &tr, &err), 0);
+    assert_int_equal(aw_extractor_finish(x, "stop", th_on_event, &tr, &err), 0);
+    size_t replayed = x->replayed;
+    aw_extractor_free(x);
+    th_trace_free(&tr);
+    return replayed;
+}
+
+static size_t count_byte(const char *p, size_t n, char c) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += p[i] == c;
+    return k;
+}
+
+static void repeat(aw_buf *r, const char *unit, size_t times) {
+    aw_buf_clear(r);
+    for (size_t i = 0; i < times; i++) assert_int_equal(aw_buf_append_str(r, unit), 0);
+}
+
+/* A closing tag inside a JSON string that turns out to be the end has
+ * the bytes after it read again: at most CLOSE_LOOKBACK of them, once per
+ * tag, and each tag needs a '<' of its own. So what is read again grows
+ * with the reply, never faster: four times the reply, four times the
+ * bytes, and never more than CLOSE_LOOKBACK per '<'. The units are made
+ * to re-read as much as they can: strings left open (so the slots stay
+ * free), tags cut inside the rest of a cut tag, nine levels deep, and
+ * rests as long as the look-back allows. */
+static void test_rereading_is_linear(void **state) {
+    (void)state;
+    aw_buf nested, longest;
+    aw_buf_init(&nested, NULL);
+    aw_buf_init(&longest, NULL);
+    for (int s = 1; s <= 10; s++) {
+        char tag[160];
+        snprintf(tag, sizeof tag, "<ai-agent-1a2b3c4d-%04d tool=search>[\\\"</ai-agent-1a2b3c4d-%04d>", s, s);
+        assert_int_equal(aw_buf_append_str(&nested, tag), 0);
+    }
+    assert_int_equal(aw_buf_append_str(&nested, "\"x "), 0);
+    assert_int_equal(aw_buf_append_str(&longest, CALL_OPEN "[\"a" CALL_CLOSE), 0);
+    for (size_t i = 0; i < CLOSE_LOOKBACK - 40; i++) assert_int_equal(aw_buf_putc(&longest, 'x'), 0);
+    assert_int_equal(aw_buf_append_str(&longest, "\"z "), 0);
+    struct {
+        const char *text;
+    } units[] = {
+        {CALL_OPEN "[\"hello" CALL_CLOSE "\nDone. " FINAL_OPEN "x" FINAL_CLOSE}, /* the issue's reply, looped */
+        {nested.data},
+        {longest.data},
+    };
+    aw_transport *t = xml_session(NULL);
+    aw_buf r;
+    aw_buf_init(&r, NULL);
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+        size_t unit = strlen(units[u].text);
+        repeat(&r, units[u].text, 50);
+        size_t small = replayed_by(t, r.data, r.len, 0);
+        assert_true(small >= 50); /* every unit re-reads */
+        assert_true(small <= count_byte(r.data, r.len, '<') * CLOSE_LOOKBACK);
+        assert_int_equal(replayed_by(t, r.data, r.len, 1), small);
+        assert_int_equal(replayed_by(t, r.data, r.len, 7), small);
+        repeat(&r, units[u].text, 200);
+        size_t large = replayed_by(t, r.data, r.len, 0);
+        assert_true(large <= count_byte(r.data, r.len, '<') * CLOSE_LOOKBACK);
+        /* four times the reply: four times the bytes, give or take one unit's */
+        if (large + unit < 4 * small || large > 4 * small + unit) {
+            printf("unit %zu: %zu bytes read again for 50 units, %zu for 200\n", u, small, large);
+            fail();
+        }
+    }
+    aw_transport_free(t);
+
+    /* Tags in slots of their own, each cut inside the string of the one
+     * before, with no quote to decide them: only the end of the reply
+     * could, and it is beyond the look-back of all but the last. Read
+     * again from each closing tag to the end, they would cost the square
+     * of their number; bounded, nothing is read again however many. */
+    t = xml_session("{\"max_calls\": 1000}");
+    size_t first = 0;
+    for (int m = 250; m <= 1000; m *= 4) {
+        aw_buf_clear(&r);
+        for (int s = 1; s <= m; s++) {
+            char tag[160];
+            snprintf(tag, sizeof tag, "<ai-agent-1a2b3c4d-%04d tool=search>[\\\"</ai-agent-1a2b3c4d-%04d>", s, s);
+            assert_int_equal(aw_buf_append_str(&r, tag), 0);
+        }
+        size_t got = replayed_by(t, r.data, r.len, 0);
+        assert_true(got <= CLOSE_LOOKBACK);
+        if (m == 250) first = got;
+        else assert_int_equal(got, first);
+    }
+    aw_buf_free(&r);
+    aw_buf_free(&nested);
+    aw_buf_free(&longest);
     aw_transport_free(t);
 }
 
@@ -480,7 +598,11 @@ static void test_allocation_failures(void **state) {
                                          "think_block_example_tags", "cdata_final", "native_calls_ignored_in_xml",
                                          "native_calls_kept_in_xml_final", "hermes", "function_calls",
                                          "unclosed_final_length_markdown", "unclosed_opening_tag", "tool_payload_not_json",
-                                         "dead_slot_turn2", "format_json_repaired", "fenced_args"};
+                                         "dead_slot_turn2", "format_json_repaired", "fenced_args",
+                                         "rejected_open_prose_mention", "json_string_open_closing_tag_was_the_end",
+                                         "json_string_open_cut_rest_ends_in_another_tag", "tool_tag_unclosed_before_next_tag",
+                                         "opening_tag_broken_by_lt", "json_string_open_rejected_names_the_string",
+                                         "wrapper_status_unicode_blanks"};
     size_t done = 0;
     for (size_t i = 0; i < aw_json_count(cases); i++) {
         const aw_json_value *c = aw_json_at(cases, i);
@@ -509,6 +631,7 @@ int main(void) {
         cmocka_unit_test(test_huge_attributes),
         cmocka_unit_test(test_long_tag_names),
         cmocka_unit_test(test_random_soup),
+        cmocka_unit_test(test_rereading_is_linear),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -138,7 +138,7 @@ typedef enum aw_reject_reason {
 const char *aw_reject_reason_name(aw_reject_reason r);
 
 typedef enum aw_x_kind {
-    AW_X_TEXT = 0,  /* visible text outside tags: text */
+    AW_X_TEXT = 0,  /* visible text outside tags (a tag rejected as it opens is text): text */
     AW_X_TAG_OPEN,  /* a tag opened: slot, tool */
     AW_X_PAYLOAD,   /* payload bytes of the open tag: text */
     AW_X_TAG_CLOSE, /* the open tag closed: slot */
@@ -158,7 +158,7 @@ typedef struct aw_x_call {
 } aw_x_call;
 
 typedef struct aw_x_final {
-    aw_text status;              /* "success", "failure" or "partial" */
+    aw_text status;              /* "success", "failure" or "partial" (the attribute, trimmed and in lower case) */
     aw_report_format format;
     aw_text content;             /* the raw payload (layer 1) */
     const aw_json_value *json;   /* json: the object; slack-block-kit: the messages array; else NULL */
@@ -184,7 +184,33 @@ typedef struct aw_x_event {
     const aw_x_rejection *rejection;
 } aw_x_event;
 
-/* Everything an event points to lives until the callback returns. Return 0
+/* What counts as a tag, and where it ends:
+ *
+ * - A nonce tag is checked as it opens: the nonce, the slot (an exact
+ *   token: "0001" as the notice writes it, not "1" or "00001"), whether the
+ *   slot is open this turn and in this mode, the tool, and whether the slot
+ *   already has an accepted call. A tag rejected there is not a tag: its
+ *   markup and what follows stay visible text (any tag inside it still
+ *   counts), and AW_X_REJECTED follows the markup's text.
+ * - A payload ends at its closing tag. In a tool payload (JSON) a closing
+ *   tag inside a string is content if the JSON goes on after the string
+ *   (',', ':', '}' or ']' next); if something else comes next, or the reply
+ *   ends first, the string was left open and the closing tag was the end:
+ *   the payload stops there (then is repaired or rejected as JSON) and the
+ *   rest of the reply is read after it. This is decided within 1 KiB of the
+ *   closing tag (past that, the string goes on); until then those bytes
+ *   are not reported.
+ * - One of our opening tags outside a string of a tool payload ends that
+ *   payload, unclosed; a '<' before an opening tag's '>' makes it text.
+ * - Only an accepted call or report uses up its slot: a rejected FINAL may
+ *   be followed by a good one in the same reply. Two accepted tags in one
+ *   slot are a duplicate_slot.
+ * - A payload of nothing but white space (Unicode's, and U+200B, U+2060,
+ *   U+FEFF) is empty.
+ * - FINAL's status and format are read trimmed and in any case; a missing
+ *   format is the expected one, a missing or unknown status is bad_status.
+ *
+ * Everything an event points to lives until the callback returns. Return 0
  * to go on; anything else stops feeding with AW_ESTOP. */
 typedef int (*aw_x_fn)(void *ctx, const aw_x_event *ev);
 
@@ -194,7 +220,7 @@ typedef struct aw_extractor aw_extractor;
 aw_extractor *aw_extractor_new(const aw_transport *t, unsigned turn);
 void aw_extractor_free(aw_extractor *x);
 /* Feed any chunk, from one byte up: the events are the same for every
- * chunking of the same reply. */
+ * chunking of the same reply, and the time is linear in the reply. */
 int aw_extractor_feed(aw_extractor *x, const char *chunk, size_t len, aw_x_fn fn, void *ctx,
                       aw_error *err);
 /* End of the reply. stop_reason as the provider gave it ("stop",
