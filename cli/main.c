@@ -39,6 +39,7 @@ static const group groups[] = {
     {"contract", cli_contract},
     {"snapshot", cli_snapshot},
     {"envelope", cli_envelope},
+    {"run", cli_run},
 };
 
 int main(int argc, char **argv) {
