@@ -116,7 +116,7 @@ static int run(cli_args *a, const char *verb) {
         if (aw_contract_parse(c, in.data, in.len, &o.co, &doc, &err)) {
             cli_report(name, &err);
             status = CLI_REJECTED;
-        } else if (aw_json_write(aw_json_doc_root(doc), NULL, &out, &err) || aw_buf_putc(&out, '\n')) {
+        } else if (aw_json_write(aw_json_doc_root(doc), &cli_json_records, &out, &err) || aw_buf_putc(&out, '\n')) {
             status = CLI_REJECTED;
         }
         aw_json_doc_free(doc);

@@ -12,8 +12,9 @@
  *
  * ("id" left out for a call without one; "args" is the JSON of the
  * arguments, or the original text as a JSON string when they are not JSON).
- * Text is written as it is, except that bytes that are not UTF-8 (and lone
- * surrogates) become U+FFFD, so the prompt is always valid UTF-8. */
+ * Text is written as it is, except that bytes that are not UTF-8 become
+ * U+FFFD (aw__utf8_scrub: a lone surrogate is one, as in the XML form), so
+ * the prompt is always valid UTF-8. */
 #include <string.h>
 
 #include "internal/errors.h"
@@ -22,26 +23,10 @@
 
 #define PUT(out, lit) aw_buf_append((out), (lit), sizeof(lit) - 1)
 
-static int put_utf8(aw_buf *out, const char *s, size_t n) {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        size_t j = aw__utf8_skip_ascii(p, i, n);
-        while (j < n) { /* take well-formed sequences in one run too */
-            size_t k = aw__utf8_seq_len(p + j, n - j);
-            if (!k) break;
-            j += k;
-            j = aw__utf8_skip_ascii(p, j, n);
-        }
-        if (aw_buf_append(out, s + i, j - i)) return AW_ENOMEM;
-        i = j;
-        if (i < n) {
-            if (PUT(out, "\xEF\xBF\xBD")) return AW_ENOMEM;
-            i++;
-        }
-    }
-    return 0;
-}
+/* Text from the JSON input: a lone surrogate escape is one U+FFFD, as in
+ * the XML form (aw_xml_escape); other invalid bytes one per maximal
+ * subpart. */
+static int put_utf8(aw_buf *out, const char *s, size_t n) { return aw__utf8_scrub(out, s, n, 1); }
 
 static int put_calls(const aw__msg_list *l, const aw__msg *m, const aw_allocator *alloc, aw_buf *out,
                      aw_buf *scratch) {

@@ -8,6 +8,7 @@
 #include "internal/errors.h"
 #include "internal/messages.h"
 #include "internal/strmap.h"
+#include "internal/utf8.h"
 
 #define PUT(out, lit) aw_buf_append((out), (lit), sizeof(lit) - 1)
 
@@ -125,7 +126,9 @@ int aw__msg_write_xml(const aw__msg_list *l, const aw_messages_options *opts, aw
     /* the reference's pass-through: one user message that already is a
      * thread (the agent's xml context mode) goes out unchanged */
     if (l->count == 1 && l->items[0].role == AW__MSG_USER && aw__msg_is_thread(l->items[0].text, NULL)) {
-        if (aw_buf_append(out, l->items[0].text.ptr, l->items[0].text.len))
+        /* unchanged but for what is not UTF-8: a lone "\ud800" in the JSON
+         * is one U+FFFD, as the escaper writes it everywhere else */
+        if (aw__utf8_scrub(out, l->items[0].text.ptr, l->items[0].text.len, 1))
             return aw__error_set(err, AW_ENOMEM, "out of memory");
         return 0;
     }

@@ -37,7 +37,8 @@ typedef struct aw_messages_options {
 /* Encode messages: a JSON array of messages, or an Anthropic request
  * object {"system": ..., "messages": [...]}. Appends to out (no trailing
  * newline). A single user message whose content starts (after leading
- * whitespace) with "<thread>" is returned unchanged; such a message among
+ * whitespace) with "<thread>" is returned unchanged
+ * (but for what is not UTF-8: a lone surrogate escape is one U+FFFD); such a message among
  * others has its events decoded and spliced in place, ids renumbered.
  * Errors name the message index and field ("message 3: 'role' must be a
  * string"). opts may be NULL (AUTO, XML). On failure out is left as it was.
