@@ -58,13 +58,15 @@ static int put_calls(const aw__msg_list *l, const aw__msg *m, const aw_allocator
 int aw__msg_write_text(const aw__msg_list *l, const aw_messages_options *opts, aw_buf *out,
                        aw_error *err) {
     static const char *const labels[] = {"[System]\n", "[User]\n", "[Assistant]\n", "[Tool Result]\n"};
+    /* a failed result is marked, so the model does not read it as a success */
+    static const char failed_label[] = "[Tool Result: error]\n";
     aw_buf scratch;
     aw_buf_init(&scratch, opts->alloc);
     int rc = 0;
     for (size_t i = 0; i < l->count && !rc; i++) {
         const aw__msg *m = &l->items[i];
         if (i) rc = PUT(out, "\n\n");
-        if (!rc) rc = aw_buf_append_str(out, labels[m->role]);
+        if (!rc) rc = aw_buf_append_str(out, m->role == AW__MSG_TOOL && m->failed ? failed_label : labels[m->role]);
         if (!rc) rc = put_utf8(out, m->text.ptr, m->text.len);
         if (!rc && m->ncalls) {
             if (m->text.len) rc = aw_buf_putc(out, '\n');

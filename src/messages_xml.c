@@ -89,13 +89,16 @@ static int tool_input(xml_writer *w, const aw__msg_call *c) {
     return rc ? AW_ENOMEM : 0;
 }
 
+/* A failed result says so: status="error" (the reference writes "success"
+ * for every result, so a model reads a failure as a success). */
 static int tool_output(xml_writer *w, const aw__msg *m) {
     aw_text name = unknown_name;
-    if (m->call_id.len) aw__strmap_get(&w->names, m->call_id, &name);
+    if (m->tool_name.ptr) name = m->tool_name;
+    else if (m->call_id.len) aw__strmap_get(&w->names, m->call_id, &name);
     int rc = open_event(w->out, "tool_output", w->id++);
     rc |= ATTR(w->out, "name", name);
     rc |= ATTR(w->out, "call_id", m->call_id);
-    rc |= PUT(w->out, " status=\"success\" iteration=\"0\"");
+    rc |= m->failed ? PUT(w->out, " status=\"error\" iteration=\"0\"") : PUT(w->out, " status=\"success\" iteration=\"0\"");
     rc |= body(w->out, m->text.ptr, m->text.len, w->flags);
     return rc ? AW_ENOMEM : 0;
 }
@@ -108,7 +111,16 @@ static int write_message(xml_writer *w, const aw__msg *m, aw_error *err) {
     case AW__MSG_USER:
         /* a thread serialized earlier, among other messages: its events
          * join this thread instead of being escaped into one line */
-        if (aw__msg_is_thread(m->text, &start)) return aw__msg_splice(m, start, w->opts, &w->id, w->out, err);
+        if (aw__msg_is_thread(m->text, &start)) {
+            size_t len = w->out->len, id = w->id;
+            rc = aw__msg_splice(m, start, w->opts, &w->id, w->out, err);
+            if (rc == 0 || rc == AW_ENOMEM) return rc;
+            /* text that only starts like a thread (users type "<thread>"):
+             * a human line, as the reference writes every message */
+            w->out->len = len;
+            w->out->data[len] = '\0';
+            w->id = id;
+        }
         rc = plain_line(w, "human", m->text);
         break;
     case AW__MSG_ASSISTANT:

@@ -52,23 +52,33 @@ typedef struct aw_messages_options {
  *   Anthropic  {"role": user|assistant (|system), "content": string or
  *              blocks}: text blocks; tool_use {"id","name","input"} become
  *              the assistant's calls; each tool_result {"tool_use_id",
- *              "content"} in a user message becomes a tool message of its
- *              own, in block order, the user text around them user messages.
- *   LangChain  {"type": human|ai|system|tool, "data": {...}}, the flat
+ *              "content", "is_error"} in a user message becomes a tool
+ *              message of its own, in block order, the user text around
+ *              them user messages.
+ *   LangChain  {"type": human|ai|system|tool|generic|function, "data":
+ *              {...}}, the flat
  *              {"type", "content", "tool_calls": [{"name","args","id"}],
  *              "tool_call_id"}, and JavaScript's serialized form {"lc": 1,
  *              "type": "constructor", "id": [..., "HumanMessage"], "kwargs"}.
  *              Aliases user/assistant, and class names (...Message, ...Chunk).
  *              Without "tool_calls", "additional_kwargs.tool_calls" (OpenAI
- *              shape) is read.
+ *              shape) is read. generic (ChatMessage) takes its "role";
+ *              function (FunctionMessage) is a tool output named by its
+ *              "name"; a tool message's "status": "error" is a failure.
+ *   OpenAI's legacy {"role": "function", "name", "content"} is a tool output
+ *   named by its "name".
  *   A top-level "system" (string or text blocks) is read for every shape.
  *   Unknown roles/types are errors.
  *
  * Content as text: absent or null is ""; a string is itself. For OpenAI and
  * Anthropic an array of parts is joined with "\n", a {"type": "text"} part
- * giving its "text" and any other part (image, thinking, ...) its compact
- * JSON, so nothing is dropped. For LangChain any non-string content is its
- * compact JSON (the reference's JSON.stringify).
+ * giving its "text", an image, audio, document or file part a description
+ * ("[image: image/png, 34 KB]", the size of the decoded data; "[image:
+ * URL]"), thinking and redacted_thinking blocks nothing (base64 and
+ * signatures are never pasted into a prompt), any other part its compact
+ * JSON. For LangChain non-string content is its compact JSON (the
+ * reference's JSON.stringify), unless it holds media or thinking parts:
+ * then it is joined as above.
  *
  * Arguments of a call: a string (OpenAI's "arguments") is parsed and
  * written as compact JSON, or written as it is when it is not JSON; a blank
@@ -79,9 +89,13 @@ typedef struct aw_messages_options {
  * per event, "</thread>", joined with "\n". system -> type="system", user ->
  * "human", assistant -> "ai" (only when its text is non-empty) then one
  * tool_input per call (attributes type id name call_id iteration), tool ->
- * tool_output (type id name call_id status="success" iteration), its name
- * that of the call with the same id anywhere in the list (a later call wins;
- * calls with no id or "" are not looked up), else "unknown". call_id is ""
+ * tool_output (type id name call_id status iteration), its name the
+ * message's own (function results) or that of the call with the same id
+ * anywhere in the list (a later call wins; calls with no id or "" are not
+ * looked up), else "unknown". status is "error" for a failed result
+ * (Anthropic is_error, LangChain status "error"), else "success": the
+ * reference writes "success" for every result, which tells a model that a
+ * failure succeeded; this is a deliberate difference. call_id is ""
  * when missing; iteration is "0"; id counts the lines written. Everything is
  * escaped with aw_xml_escape (bodies with AW_XML_STRIP_ANSI when
  * strip_ansi), so invalid UTF-8 and forbidden characters become U+FFFD.
@@ -90,11 +104,11 @@ typedef struct aw_messages_options {
  * spliced thread's events keep their own iteration and are written in the
  * thread layout (aw_thread_write_event: no call_id), a tool_output named
  * from the tool_inputs of that same thread; one that does not decode (text
- * after </thread>, such as a prefill, counts) is an error naming the
- * message.
+ * after </thread>, such as a prefill, counts; users type "<thread>") is
+ * written as a human line, as the reference writes it.
  *
  * Text (AW_MESSAGES_TEXT): "[System]", "[User]", "[Assistant]" or "[Tool
- * Result]", "\n", the content; messages joined with "\n\n". An assistant's
+ * Result]" ("[Tool Result: error]" for a failed one), "\n", the content; messages joined with "\n\n". An assistant's
  * calls follow its text (after a "\n" when the text is non-empty) as
  *   ```json
  *   {"tool_calls":[{"id":"...","name":"...","args":{...}}]}

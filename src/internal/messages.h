@@ -36,6 +36,11 @@ typedef struct aw__msg {
     size_t first_call;   /* calls[first_call .. first_call + ncalls) of the list */
     size_t ncalls;
     aw_text call_id;     /* tool: the call answered; ptr NULL when missing */
+    aw_text tool_name;   /* tool: the name the message gives itself (LangChain's
+                            FunctionMessage, OpenAI's role "function"); ptr
+                            NULL: looked up from call_id */
+    bool failed;         /* tool: the result is an error (Anthropic is_error,
+                            LangChain status "error") */
 } aw__msg;
 
 typedef struct aw__msg_list {
@@ -79,9 +84,27 @@ int aw__msg_text_json(aw__msg_list *l, const aw_json_value *v, aw_text *out);
 int aw__msg_text_parts(aw__msg_list *l, const aw_json_value *v, size_t index, const char *field,
                        aw_text *out, aw_error *err);
 /* The pieces of arr's items [from, to) joined as aw__msg_text_parts joins
- * them, leaving out tool_use blocks when skip_tool_use. */
+ * them, leaving out tool_use blocks when skip_tool_use. Media parts are
+ * described and thinking blocks left out (aw__msg_media). */
 int aw__msg_join(aw__msg_list *l, const aw_json_value *arr, size_t from, size_t to, bool skip_tool_use,
                  size_t index, const char *field, aw_text *out, aw_error *err);
+/* ---- parts that are not text (messages_media.c) ---------------------------- */
+
+typedef enum aw__part_kind {
+    AW__PART_OTHER = 0, /* written as its compact JSON */
+    AW__PART_MEDIA,     /* image, audio, document, file: described */
+    AW__PART_HIDDEN     /* thinking, redacted_thinking: left out */
+} aw__part_kind;
+
+/* What a content part is; never pasted into a prompt are base64 data and
+ * thinking signatures. */
+aw__part_kind aw__msg_part_kind(const aw_json_value *part);
+/* Append the description of a MEDIA part: "[image: image/png, 34 KB]"
+ * (the size of the decoded data), "[image: URL]", "[file: NAME, 2 KB]". */
+int aw__msg_describe_media(const aw_json_value *part, aw_buf *out);
+/* 1 when arr holds a MEDIA or HIDDEN part. */
+bool aw__msg_has_media(const aw_json_value *arr);
+
 /* Copy bytes into the list's arena. */
 int aw__msg_keep(aw__msg_list *l, const char *s, size_t n, aw_text *out);
 
@@ -104,7 +127,9 @@ int aw__msg_openai_call(aw__msg_list *l, const aw_json_value *call, size_t index
 bool aw__msg_is_thread(aw_text text, size_t *start);
 
 /* Decode the <thread> at m->text + start and append its events as lines
- * of the thread being written, ids from *id on (advanced). */
+ * of the thread being written, ids from *id on (advanced). Any error but
+ * AW_ENOMEM means the text is no thread (what was appended, and *id, are
+ * for the caller to take back). */
 int aw__msg_splice(const aw__msg *m, size_t start, const aw_messages_options *opts, size_t *id,
                    aw_buf *out, aw_error *err);
 
