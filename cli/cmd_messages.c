@@ -41,7 +41,9 @@ static const char encode_help[] =
     "  --strip-ansi         remove ANSI colour/OSC sequences from XML bodies\n"
     "  -h, --help           this text\n"
     "\n"
-    "Errors name the message and field: FILE: message 3: 'role' must be a string.\n";
+    "Errors name where the message starts, its index in the array (from 0,\n"
+    "as content[0] and tool_calls[0] count too) and the field:\n"
+    "FILE:9:3: message 3: 'role' must be a string.\n";
 
 static const char toolcalls_help[] =
     "Usage: agentwire messages toolcalls [FILE]\n"
@@ -67,6 +69,16 @@ static const char detect_help[] =
 static int print_line(const aw_buf *out) {
     if (cli_write_stdout(out->data, out->len) || cli_write_stdout("\n", 1)) return CLI_REJECTED;
     return CLI_OK;
+}
+
+/* The library names a message by its index in the array, from 0 ("message
+ * 3: ..."): the error is placed where that message starts in the file. */
+static void locate_message(const char *s, size_t n, aw_error *err) {
+    size_t index;
+    int used = 0;
+    if (sscanf(err->message, "message %zu:%n", &index, &used) != 1 || !used) return;
+    size_t at = cli_messages_item_offset(s, n, index);
+    if (at < n) cli_locate(s, n, at, err);
 }
 
 static int messages_encode(cli_args *a) {
@@ -97,20 +109,29 @@ static int messages_encode(cli_args *a) {
         }
     }
     if (cli_args_done(a)) return CLI_USAGE;
-    aw_json_doc *doc;
-    if (cli_read_json(a->file, NULL, &doc)) return CLI_REJECTED;
+    cli_input in;
+    if (cli_input_open(a->file, &in)) return CLI_REJECTED;
+    const char *name = cli_input_name(a->file);
+    aw_json_doc *doc = NULL;
+    aw_error err;
+    if (aw_json_parse(in.data, in.len, NULL, &doc, &err)) {
+        cli_report(name, &err);
+        cli_input_close(&in);
+        return CLI_REJECTED;
+    }
     aw_buf out;
     aw_buf_init(&out, NULL);
-    aw_error err;
     int status;
     if (aw_messages_encode(aw_json_doc_root(doc), &o, &out, &err)) {
-        cli_report(cli_input_name(a->file), &err);
+        locate_message(in.data, in.len, &err);
+        cli_report(name, &err);
         status = CLI_REJECTED;
     } else {
         status = print_line(&out);
     }
     aw_buf_free(&out);
     aw_json_doc_free(doc);
+    cli_input_close(&in);
     return status;
 }
 

@@ -40,8 +40,9 @@ typedef struct aw_messages_options {
  * whitespace) with "<thread>" is returned unchanged
  * (but for what is not UTF-8: a lone surrogate escape is one U+FFFD); such a message among
  * others has its events decoded and spliced in place, ids renumbered.
- * Errors name the message index and field ("message 3: 'role' must be a
- * string"). opts may be NULL (AUTO, XML). On failure out is left as it was.
+ * Errors name the message by its index in the array, counted from 0 as
+ * the fields' own indexes are ("message 3: 'content[0].text' must be a
+ * string"); the command adds FILE:line:col of that message. opts may be NULL (AUTO, XML). On failure out is left as it was.
  *
  * Shapes (opts->format, or aw_messages_detect; a list that cannot be told
  * is read as OpenAI's):
