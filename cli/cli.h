@@ -49,12 +49,6 @@ int cli_read_json(const char *path, const aw_json_read_options *opts, aw_json_do
 /* Print v as compact JSON and a newline: CLI_OK or CLI_REJECTED. */
 int cli_print_json(const aw_json_value *v);
 
-/* Where item `index` of a messages array starts in the JSON text s[0..n)
- * (the root array, or the root object's "messages"); n when not found. */
-size_t cli_messages_item_offset(const char *s, size_t n, size_t index);
-/* Fill err's offset, line and column (in characters) for s[offset]. */
-void cli_locate(const char *s, size_t n, size_t offset, aw_error *err);
-
 /* How the command writes JSON records (all but `json format`'s
  * JSON.stringify-exact output): lone surrogates as U+FFFD, so every line is
  * valid Unicode. */

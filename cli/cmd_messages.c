@@ -66,19 +66,11 @@ static const char detect_help[] =
     "\n"
     "  -h, --help  this text\n";
 
-static int print_line(const aw_buf *out) {
-    if (cli_write_stdout(out->data, out->len) || cli_write_stdout("\n", 1)) return CLI_REJECTED;
-    return CLI_OK;
-}
-
-/* The library names a message by its index in the array, from 0 ("message
- * 3: ..."): the error is placed where that message starts in the file. */
-static void locate_message(const char *s, size_t n, aw_error *err) {
-    size_t index;
-    int used = 0;
-    if (sscanf(err->message, "message %zu:%n", &index, &used) != 1 || !used) return;
-    size_t at = cli_messages_item_offset(s, n, index);
-    if (at < n) cli_locate(s, n, at, err);
+/* Output blocks go straight to stdout; a failed write is reported once. */
+static int write_block(void *ctx, const char *p, size_t n) {
+    int *failed = ctx;
+    if (cli_write_stdout(p, n)) *failed = 1;
+    return *failed;
 }
 
 static int messages_encode(cli_args *a) {
@@ -109,28 +101,16 @@ static int messages_encode(cli_args *a) {
         }
     }
     if (cli_args_done(a)) return CLI_USAGE;
+    /* Streamed: the input is read in place (mapped when it is a file), one
+     * message at a time, and the output written as it is produced. */
     cli_input in;
     if (cli_input_open(a->file, &in)) return CLI_REJECTED;
-    const char *name = cli_input_name(a->file);
-    aw_json_doc *doc = NULL;
     aw_error err;
-    if (aw_json_parse(in.data, in.len, NULL, &doc, &err)) {
-        cli_report(name, &err);
-        cli_input_close(&in);
-        return CLI_REJECTED;
-    }
-    aw_buf out;
-    aw_buf_init(&out, NULL);
-    int status;
-    if (aw_messages_encode(aw_json_doc_root(doc), &o, &out, &err)) {
-        locate_message(in.data, in.len, &err);
-        cli_report(name, &err);
-        status = CLI_REJECTED;
-    } else {
-        status = print_line(&out);
-    }
-    aw_buf_free(&out);
-    aw_json_doc_free(doc);
+    int failed = 0, status = CLI_OK;
+    int rc = aw_messages_encode_json(in.data, in.len, &o, write_block, &failed, &err);
+    if (!rc && write_block(&failed, "\n", 1)) rc = AW_ESTOP;
+    if (rc && !failed) cli_report(cli_input_name(a->file), &err);
+    if (rc) status = CLI_REJECTED;
     cli_input_close(&in);
     return status;
 }

@@ -126,8 +126,10 @@ static int read_assistant_blocks(aw__msg_list *l, const aw_json_value *content, 
 }
 
 int aw__msg_read_anthropic(aw__msg_list *l, const aw_json_value *msgs, aw_error *err) {
-    for (size_t i = 0; i < msgs->u.arr.count; i++) {
-        const aw_json_value *msg = &msgs->u.arr.items[i];
+    for (size_t k = 0; k < msgs->u.arr.count; k++) {
+        const aw_json_value *msg = &msgs->u.arr.items[k];
+        size_t i = l->base + k; /* the message's index in the whole input */
+        l->reading = k;
         if (!aw_json_is_object(msg))
             return aw__error_set(err, AW_ETYPE, "message %zu: must be a JSON object", i);
         aw_text r;

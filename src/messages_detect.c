@@ -38,7 +38,7 @@ static aw_messages_format from_blocks(const aw_json_value *content) {
     return AW_MESSAGES_AUTO;
 }
 
-static aw_messages_format from_message(const aw_json_value *msg) {
+aw_messages_format aw__msg_detect_one(const aw_json_value *msg) {
     if (!aw_json_is_object(msg)) return AW_MESSAGES_AUTO;
     const aw_json_value *role = aw_json_get(msg, "role");
     const aw_json_value *type = aw_json_get(msg, "type");
@@ -64,7 +64,7 @@ aw_messages_format aw_messages_detect(const aw_json_value *input) {
     int any_role = 0;
     for (size_t i = 0; i < msgs->u.arr.count; i++) {
         const aw_json_value *msg = &msgs->u.arr.items[i];
-        aw_messages_format f = from_message(msg);
+        aw_messages_format f = aw__msg_detect_one(msg);
         if (f != AW_MESSAGES_AUTO) return f;
         if (aw_json_get(msg, "role")) any_role = 1;
     }

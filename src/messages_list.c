@@ -21,6 +21,12 @@ void aw__msg_list_free(aw__msg_list *l) {
     memset(l, 0, sizeof *l);
 }
 
+void aw__msg_list_clear(aw__msg_list *l) {
+    l->count = 0;
+    l->ncalls = 0;
+    aw__arena_reset(&l->arena);
+}
+
 aw__msg *aw__msg_push(aw__msg_list *l, aw__msg_role role, size_t index) {
     if (l->count == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;

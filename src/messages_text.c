@@ -55,8 +55,8 @@ static int put_calls(const aw__msg_list *l, const aw__msg *m, const aw_allocator
     return rc ? AW_ENOMEM : 0;
 }
 
-int aw__msg_write_text(const aw__msg_list *l, const aw_messages_options *opts, aw_buf *out,
-                       aw_error *err) {
+int aw__msg_text_blocks(const aw__msg_list *l, const aw_messages_options *opts, size_t *written, aw_buf *out,
+                        aw_error *err) {
     static const char *const labels[] = {"[System]\n", "[User]\n", "[Assistant]\n", "[Tool Result]\n"};
     /* a failed result is marked, so the model does not read it as a success */
     static const char failed_label[] = "[Tool Result: error]\n";
@@ -65,7 +65,7 @@ int aw__msg_write_text(const aw__msg_list *l, const aw_messages_options *opts, a
     int rc = 0;
     for (size_t i = 0; i < l->count && !rc; i++) {
         const aw__msg *m = &l->items[i];
-        if (i) rc = PUT(out, "\n\n");
+        if ((*written)++) rc = PUT(out, "\n\n");
         if (!rc) rc = aw_buf_append_str(out, m->role == AW__MSG_TOOL && m->failed ? failed_label : labels[m->role]);
         if (!rc) rc = put_utf8(out, m->text.ptr, m->text.len);
         if (!rc && m->ncalls) {
@@ -76,4 +76,10 @@ int aw__msg_write_text(const aw__msg_list *l, const aw_messages_options *opts, a
     aw_buf_free(&scratch);
     if (rc) return aw__error_set(err, AW_ENOMEM, "out of memory");
     return 0;
+}
+
+int aw__msg_write_text(const aw__msg_list *l, const aw_messages_options *opts, aw_buf *out,
+                       aw_error *err) {
+    size_t written = 0;
+    return aw__msg_text_blocks(l, opts, &written, out, err);
 }

@@ -61,24 +61,14 @@ static int body(aw_buf *out, const char *s, size_t n, unsigned flags) {
     return rc;
 }
 
-typedef struct xml_writer {
-    const aw__msg_list *l;
-    const aw_messages_options *opts;
-    unsigned flags;     /* for bodies */
-    aw_strmap names;    /* call id -> tool name, over all messages */
-    aw_buf scratch;     /* compact arguments */
-    size_t id;          /* the next line's id */
-    aw_buf *out;
-} xml_writer;
-
-static int plain_line(xml_writer *w, const char *type, aw_text text) {
+static int plain_line(aw__msg_xml *w, const char *type, aw_text text) {
     int rc = open_event(w->out, type, w->id++);
     rc |= PUT(w->out, " iteration=\"0\"");
     rc |= body(w->out, text.ptr, text.len, w->flags);
     return rc ? AW_ENOMEM : 0;
 }
 
-static int tool_input(xml_writer *w, const aw__msg_call *c) {
+static int tool_input(aw__msg_xml *w, const aw__msg_call *c) {
     aw_buf_clear(&w->scratch);
     if (aw__msg_write_args(c, w->opts->alloc, &w->scratch, NULL)) return AW_ENOMEM;
     int rc = open_event(w->out, "tool_input", w->id++);
@@ -91,7 +81,7 @@ static int tool_input(xml_writer *w, const aw__msg_call *c) {
 
 /* A failed result says so: status="error" (the reference writes "success"
  * for every result, so a model reads a failure as a success). */
-static int tool_output(xml_writer *w, const aw__msg *m) {
+static int tool_output(aw__msg_xml *w, const aw__msg *m) {
     aw_text name = unknown_name;
     if (m->tool_name.ptr) name = m->tool_name;
     else if (m->call_id.len) aw__strmap_get(&w->names, m->call_id, &name);
@@ -103,7 +93,7 @@ static int tool_output(xml_writer *w, const aw__msg *m) {
     return rc ? AW_ENOMEM : 0;
 }
 
-static int write_message(xml_writer *w, const aw__msg *m, aw_error *err) {
+static int write_message(aw__msg_xml *w, const aw__msg_list *l, const aw__msg *m, aw_error *err) {
     int rc = 0;
     size_t start;
     switch (m->role) {
@@ -125,12 +115,55 @@ static int write_message(xml_writer *w, const aw__msg *m, aw_error *err) {
         break;
     case AW__MSG_ASSISTANT:
         if (m->text.len) rc = plain_line(w, "ai", m->text);
-        for (size_t k = 0; k < m->ncalls && !rc; k++) rc = tool_input(w, &w->l->calls[m->first_call + k]);
+        for (size_t k = 0; k < m->ncalls && !rc; k++) rc = tool_input(w, &l->calls[m->first_call + k]);
         break;
     case AW__MSG_TOOL: rc = tool_output(w, m); break;
     }
     if (rc) return aw__error_set(err, rc, "%s", aw_strerror(rc));
     return 0;
+}
+
+void aw__msg_xml_init(aw__msg_xml *w, const aw_messages_options *opts, aw_buf *out) {
+    memset(w, 0, sizeof *w);
+    w->opts = opts;
+    w->flags = opts->strip_ansi ? AW_XML_STRIP_ANSI : 0;
+    w->out = out;
+    aw__strmap_init(&w->names, opts->alloc);
+    aw__arena_init(&w->keep, opts->alloc);
+    aw_buf_init(&w->scratch, opts->alloc);
+}
+
+void aw__msg_xml_free(aw__msg_xml *w) {
+    aw__strmap_free(&w->names);
+    aw__arena_free(&w->keep);
+    aw_buf_free(&w->scratch);
+}
+
+static int keep(aw__msg_xml *w, aw_text *t) {
+    char *p = aw__arena_alloc(&w->keep, t->len ? t->len : 1);
+    if (!p) return AW_ENOMEM;
+    memcpy(p, t->ptr, t->len);
+    t->ptr = p;
+    return 0;
+}
+
+int aw__msg_xml_names(aw__msg_xml *w, const aw__msg_list *l, bool copy) {
+    /* a result may come before its call, and a later call with the same id
+     * wins, as with the reference's Map; calls without an id (or with "")
+     * are not in it, as `if (tc.id)` skips them */
+    for (size_t i = 0; i < l->ncalls; i++) {
+        aw_text id = l->calls[i].id, name = l->calls[i].name;
+        if (!id.len) continue;
+        if (copy && (keep(w, &id) || keep(w, &name))) return AW_ENOMEM;
+        if (aw__strmap_set(&w->names, id, name)) return AW_ENOMEM;
+    }
+    return 0;
+}
+
+int aw__msg_xml_lines(aw__msg_xml *w, const aw__msg_list *l, aw_error *err) {
+    int rc = 0;
+    for (size_t i = 0; i < l->count && !rc; i++) rc = write_message(w, l, &l->items[i], err);
+    return rc;
 }
 
 int aw__msg_write_xml(const aw__msg_list *l, const aw_messages_options *opts, aw_buf *out,
@@ -144,25 +177,12 @@ int aw__msg_write_xml(const aw__msg_list *l, const aw_messages_options *opts, aw
             return aw__error_set(err, AW_ENOMEM, "out of memory");
         return 0;
     }
-    xml_writer w;
-    memset(&w, 0, sizeof w);
-    w.l = l;
-    w.opts = opts;
-    w.flags = opts->strip_ansi ? AW_XML_STRIP_ANSI : 0;
-    w.out = out;
-    aw__strmap_init(&w.names, opts->alloc);
-    aw_buf_init(&w.scratch, opts->alloc);
-    int rc = 0;
-    /* one pass for the map first: a result may come before its call, and a
-     * later call with the same id wins, as with the reference's Map; calls
-     * without an id (or with "") are not in it, as `if (tc.id)` skips them */
-    for (size_t i = 0; i < l->ncalls && !rc; i++)
-        if (l->calls[i].id.len) rc = aw__strmap_set(&w.names, l->calls[i].id, l->calls[i].name);
-    if (rc) rc = aw__error_set(err, AW_ENOMEM, "out of memory");
-    if (!rc && PUT(out, "<thread>")) rc = aw__error_set(err, AW_ENOMEM, "out of memory");
-    for (size_t i = 0; i < l->count && !rc; i++) rc = write_message(&w, &l->items[i], err);
+    aw__msg_xml w;
+    aw__msg_xml_init(&w, opts, out);
+    int rc = aw__msg_xml_names(&w, l, false);
+    if (rc || PUT(out, "<thread>")) rc = aw__error_set(err, AW_ENOMEM, "out of memory");
+    if (!rc) rc = aw__msg_xml_lines(&w, l, err);
     if (!rc && PUT(out, "\n</thread>")) rc = aw__error_set(err, AW_ENOMEM, "out of memory");
-    aw__strmap_free(&w.names);
-    aw_buf_free(&w.scratch);
+    aw__msg_xml_free(&w);
     return rc;
 }

@@ -121,6 +121,22 @@ typedef struct aw_messages_options {
 int aw_messages_encode(const aw_json_value *input, const aw_messages_options *opts, aw_buf *out,
                        aw_error *err);
 
+/* Where aw_messages_encode_json hands its output: return nonzero to stop
+ * (the encoder then fails with AW_ESTOP). */
+typedef int (*aw_messages_write_fn)(void *ctx, const char *bytes, size_t len);
+
+/* aw_messages_encode from the JSON text json[0..len), with memory for a few
+ * messages instead of the whole input and output: the root array's items
+ * are parsed one at a time (strictly, as aw_json_parse parses) and the
+ * output is handed to write in blocks of about 256 KB, as it is produced.
+ * The bytes are those of aw_json_parse then aw_messages_encode. Every
+ * error is found before anything is written (only a refused write or
+ * running out of memory can stop it half way), and it is placed in the
+ * text: err's offset, line and column are where the JSON goes wrong, or
+ * where the message an error names starts. */
+int aw_messages_encode_json(const char *json, size_t len, const aw_messages_options *opts,
+                            aw_messages_write_fn write, void *ctx, aw_error *err);
+
 /* The detected shape of input; AW_MESSAGES_AUTO when it cannot be told.
  * An object with a top-level "system" is Anthropic. Otherwise the messages
  * are looked at in order and the first that tells decides:
