@@ -7,7 +7,7 @@
  * the array's items are found one at a time by a skim that follows only
  * strings and brackets, and each item is parsed by the strict reader on
  * its own, so every byte is still checked; between items only white space
- * and commas may stand. Three walks over the items:
+ * and commas may stand. The items are found once, then walked:
  *   1. until one tells, the shape (AUTO only; usually the first item);
  *   2. every item read into the normalized list, for the call id -> tool
  *      name map the XML needs (a result may come before its call) and so
@@ -18,6 +18,10 @@
  * that is not an array (an Anthropic request object) goes
  * the whole-document way. */
 #include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "internal/errors.h"
 #include "internal/json.h"
@@ -37,6 +41,30 @@ static size_t skip_ws(const char *s, size_t n, size_t i) {
     return i;
 }
 
+/* The closing quote of the string whose text starts at s[i] (n when it is
+ * not closed). Most of a history is string text: 16 bytes at a time,
+ * stopping only at a quote or a backslash. */
+static size_t string_end(const char *s, size_t n, size_t i) {
+    for (;;) {
+#if defined(__SSE2__)
+        const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+        while (i + 16 <= n) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+            unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+            if (mask) {
+                i += (unsigned)__builtin_ctz(mask);
+                break;
+            }
+            i += 16;
+        }
+#endif
+        while (i < n && s[i] != '"' && s[i] != '\\') i++;
+        if (i >= n || s[i] == '"') return i < n ? i : n;
+        i += 2; /* an escape: the backslash and what it escapes */
+        if (i >= n) return n;
+    }
+}
+
 /* The end of the item starting at s[i]: after its closing bracket or quote,
  * or at the first delimiter of a scalar. Only strings and brackets are
  * followed; the reader checks the rest. */
@@ -45,9 +73,7 @@ static size_t item_end(const char *s, size_t n, size_t i) {
     while (i < n) {
         char c = s[i];
         if (c == '"') {
-            for (i++; i < n && s[i] != '"'; i++)
-                if (s[i] == '\\') i++;
-            i++;
+            i = string_end(s, n, i + 1) + 1;
             if (depth == 0) return i > n ? n : i;
             continue;
         }
@@ -81,27 +107,31 @@ static int json_error(stream *st, int rc, size_t at, const char *what) {
     return aw__error_at(st->err, rc, st->s, st->n, at, "%s", what);
 }
 
-typedef int (*item_fn)(void *ctx, const aw_json_value *item, size_t index, size_t at);
+/* Where each item of the root array lies, found once by the skim. */
+typedef struct span {
+    size_t at, end;
+} span;
 
-/* Each item of the root array, parsed, to fn; stops when fn returns
- * nonzero (1: done, < 0: an error set). The array's syntax between items is
- * checked here. */
-static int each_item(stream *st, item_fn fn, void *ctx) {
+typedef struct spans {
+    span *v;
+    size_t count, cap;
+} spans;
+
+/* The spans of the root array's items, its syntax between them checked. */
+static int find_items(stream *st, spans *sp) {
     const char *s = st->s;
-    size_t n = st->n, i = skip_ws(s, n, 0) + 1; /* past the '[' */
-    aw_json_read_options ro = {st->opts->alloc, AW_JSON_DEFAULT_MAX_DEPTH - 1, false};
-    i = skip_ws(s, n, i);
+    size_t n = st->n, i = skip_ws(s, n, skip_ws(s, n, 0) + 1); /* past the '[' */
     if (i < n && s[i] == ']') goto end;
-    for (size_t index = 0;; index++) {
+    for (;;) {
+        if (sp->count == sp->cap) {
+            size_t cap = sp->cap ? sp->cap * 2 : 256;
+            span *v = aw_realloc(st->opts->alloc, sp->v, cap * sizeof *v);
+            if (!v) return aw__error_set(st->err, AW_ENOMEM, "out of memory");
+            sp->v = v;
+            sp->cap = cap;
+        }
         size_t end = item_end(s, n, i);
-        aw_json_doc *doc = NULL;
-        aw_error sub;
-        int rc = aw_json_parse(s + i, end - i, &ro, &doc, &sub);
-        if (rc == AW_ENOMEM) return aw__error_set(st->err, AW_ENOMEM, "out of memory");
-        if (rc) return json_error(st, rc, i + sub.offset, sub.message);
-        rc = fn(ctx, aw_json_doc_root(doc), index, i);
-        aw_json_doc_free(doc);
-        if (rc) return rc < 0 ? rc : 0;
+        sp->v[sp->count++] = (span){i, end};
         i = skip_ws(s, n, end);
         if (i < n && s[i] == ',') {
             i = skip_ws(s, n, i + 1);
@@ -112,6 +142,26 @@ static int each_item(stream *st, item_fn fn, void *ctx) {
     }
 end:
     if (skip_ws(s, n, i + 1) != n) return json_error(st, AW_ESYNTAX, skip_ws(s, n, i + 1), "unexpected text");
+    return 0;
+}
+
+typedef int (*item_fn)(void *ctx, const aw_json_value *item, size_t index, size_t at);
+
+/* Each item, parsed, to fn; stops when fn returns nonzero (1: done, < 0:
+ * an error set). */
+static int each_item(stream *st, const spans *sp, item_fn fn, void *ctx) {
+    aw_json_read_options ro = {st->opts->alloc, AW_JSON_DEFAULT_MAX_DEPTH - 1, false};
+    for (size_t index = 0; index < sp->count; index++) {
+        size_t at = sp->v[index].at;
+        aw_json_doc *doc = NULL;
+        aw_error sub;
+        int rc = aw_json_parse(st->s + at, sp->v[index].end - at, &ro, &doc, &sub);
+        if (rc == AW_ENOMEM) return aw__error_set(st->err, AW_ENOMEM, "out of memory");
+        if (rc) return json_error(st, rc, at + sub.offset, sub.message);
+        rc = fn(ctx, aw_json_doc_root(doc), index, at);
+        aw_json_doc_free(doc);
+        if (rc) return rc < 0 ? rc : 0;
+    }
     return 0;
 }
 
@@ -276,9 +326,11 @@ int aw_messages_encode_json(const char *json, size_t len, const aw_messages_opti
     aw_buf_init(&w.out, opts->alloc);
     int rc = 0;
     /* as aw_messages_encode: a list that tells nothing is read as OpenAI's */
-    if (w.fmt == AW_MESSAGES_AUTO) rc = each_item(&st, detect_item, &w);
+    spans sp = {NULL, 0, 0};
+    rc = find_items(&st, &sp);
+    if (!rc && w.fmt == AW_MESSAGES_AUTO) rc = each_item(&st, &sp, detect_item, &w);
     if (w.fmt == AW_MESSAGES_AUTO) w.fmt = AW_MESSAGES_OPENAI;
-    if (!rc) rc = each_item(&st, learn_item, &w);
+    if (!rc) rc = each_item(&st, &sp, learn_item, &w);
     if (!rc && w.failed) {
         if (err) *err = w.first;
         rc = w.failed;
@@ -290,11 +342,12 @@ int aw_messages_encode_json(const char *json, size_t len, const aw_messages_opti
     aw_buf_clear(&w.out);
     if (!rc && opts->encoding == AW_MESSAGES_XML && aw_buf_append(&w.out, "<thread>", 8))
         rc = aw__error_set(err, AW_ENOMEM, "out of memory");
-    if (!rc) rc = each_item(&st, write_item, &w);
+    if (!rc) rc = each_item(&st, &sp, write_item, &w);
     if (!rc && opts->encoding == AW_MESSAGES_XML && aw_buf_append(&w.out, "\n</thread>", 10))
         rc = aw__error_set(err, AW_ENOMEM, "out of memory");
     if (!rc) rc = hand_over(&w);
 done:
+    aw_free(opts->alloc, sp.v);
     aw__msg_xml_free(&w.xml);
     aw__msg_list_free(&w.list);
     aw_buf_free(&w.out);
