@@ -5,45 +5,7 @@
 #   tests/test_cli_errors.sh AGENTWIRE SOURCE_DIR
 set -u
 
-CLI=${1:-${AW_CLI:-${AW_CLI_PATH:-}}}
-if [ -z "$CLI" ] || [ ! -x "$CLI" ]; then
-    echo "usage: $0 AGENTWIRE SOURCE_DIR" >&2
-    exit 2
-fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/aw-cli-errors.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-failures=0
-checks=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-# run WANT_STATUS NAME ARGS...: stdout to $T/out, stderr to $T/err
-run() {
-    want=$1
-    name=$2
-    shift 2
-    checks=$((checks + 1))
-    "$CLI" "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        fail "$name: exit status $got, wanted $want"
-        sed 's/^/    stderr: /' "$T/err" | head -5
-    fi
-}
-
-# has TEXT NAME FILE
-has() {
-    checks=$((checks + 1))
-    grep -qF -- "$1" "$3" || fail "$2: wanted '$1' in: $(head -c 400 "$3")"
-}
-
-lacks() {
-    checks=$((checks + 1))
-    if grep -qF -- "$1" "$3"; then fail "$2: did not want '$1' in: $(head -c 400 "$3")"; fi
-}
+. "$(dirname "$0")/support/cli_checks.sh"
 
 # ---- messages encode: line and column of the message, index from 0 --------
 printf '[\n  {"role":"user","content":"a"},\n  {"role":5}\n]' >"$T/m1.json"
@@ -116,5 +78,4 @@ has "ev.jsonl:1:9: warning: event type 'human'" "unknown type placed" "$T/err"
 run 1 "thread encode --strict" thread encode --strict "$T/ev.jsonl"
 has "ev.jsonl:1:9: event type 'human'" "unknown type rejected" "$T/err"
 
-echo "$checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish

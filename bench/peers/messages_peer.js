@@ -18,14 +18,7 @@
 "use strict";
 const fs = require("fs");
 
-function escapeXml(text) {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
-}
+const { escapeXml } = require("./escape_xml");
 
 // Content as the reference sees it: a string, or "" for null.
 function text(content) {
