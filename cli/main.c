@@ -28,6 +28,9 @@ static const char main_help[] =
     "             slim agent-state snapshots and restore\n"
     "  envelope   agent runtime events -> UI event envelopes (no command)\n"
     "\n"
+    "Running agents:\n"
+    "  run        an agent: a model, tools, the task; the final report on stdout\n"
+    "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
     "  --help     this text\n";

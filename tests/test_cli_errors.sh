@@ -34,6 +34,8 @@ for pair in "json validate|format|lines|repair" "thread encode|decode" "messages
     done
 done
 has "  envelope" "top-level help" "$T/help"
+has "  run " "top-level help" "$T/help"
+run 0 "run --help" run --help
 
 # ---- contract: unknown --contract names the built-in ones -----------------
 printf '<llmResponse/>' >"$T/r.xml"
