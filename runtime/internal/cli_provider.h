@@ -104,8 +104,11 @@ int aw_cli_set_error(aw_cli_run *r, int code, bool retryable, int http_status, c
  * status 1" or "killed by signal 9 (Killed)" (retryable), what (may be
  * NULL) after it, then the end of stderr. */
 void aw_cli_set_exit_error(aw_cli_run *r, int status, const char *what);
-/* bytes as a short JSON string literal for a message: the first at most
- * max bytes, cut at a character boundary, "..." when cut. */
+/* How much of p[0..n) fits in max bytes without cutting a character. */
+size_t aw_cli_clip(const char *p, size_t n, size_t max);
+/* Bytes as a short quoted string for a message, escaped as JSON escapes
+ * them: the first at most max bytes, cut at a character boundary, "..."
+ * when cut. */
 void aw_cli_snippet(char *out, size_t out_size, const char *p, size_t n, size_t max);
 
 #endif
