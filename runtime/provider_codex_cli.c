@@ -20,6 +20,9 @@
  * not the end of a turn (codex reports a missing model description, or a
  * retry, that way and goes on): only turn.failed, or an exit without
  * turn.completed, fails the request, and the last of them is told then.
+ * A retry after a message was passed on prints the messages again, so
+ * such a turn is a failed (retryable) request rather than a reply that
+ * repeats itself.
  * The endpoint is the user's CODEX_HOME/config.toml. Sessions are not kept
  * on disk (--ephemeral): each request is a conversation of its own.
  * Checked against codex 0.169.0 (tests/e2e/README.md). */
@@ -39,6 +42,7 @@ typedef struct codex_turn {
     size_t line_no;
     size_t messages;      /* agent messages passed on */
     bool completed, failed;
+    bool restarted;       /* an error event came after a message was passed on */
     aw_buf error;         /* turn.failed's message, else the last error event's */
     aw_model_usage usage;
     bool has_usage;
@@ -104,8 +108,12 @@ static int on_event(aw_cli_run *r, codex_turn *t, const aw_json_value *ev)
     aw_text type = text_field(ev, "type");
     if (is(type, "item.completed"))
         return on_item(r, t, aw_json_get(ev, "item"));
-    if (is(type, "error"))
+    if (is(type, "error")) {
+        /* codex reports a retry of the whole request this way, and the
+         * retry prints its messages again */
+        t->restarted = t->restarted || t->messages > 0;
         return note_error(r, t, text_field(ev, "message"));
+    }
     if (is(type, "turn.completed")) {
         t->completed = true;
         add_usage(t, aw_json_get(ev, "usage"));
@@ -198,6 +206,11 @@ static void codex_exit(aw_cli_run *r, int status, aw_model_result *res)
             snprintf(what, sizeof what, "without a turn.completed event (last error event: %.*s)", (int)error.len,
                      error.ptr);
         aw_cli_set_exit_error(r, status, error.len ? what : "without a turn.completed event");
+    } else if (t->restarted) {
+        aw_cli_set_error(r, AW_EINVAL, true, 0,
+                         "codex retried the request (%.*s) after part of its reply had been passed on, so the reply "
+                         "would repeat itself",
+                         (int)error.len, error.ptr);
     } else {
         res->stop_reason = (aw_text){"stop", 4};
         res->has_usage = t->has_usage;

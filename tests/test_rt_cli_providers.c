@@ -879,6 +879,22 @@ static void test_codex_failures(void **state)
     finish(&r);
     fake_done(&f);
 
+    /* As codex 0.169.0 prints a stream that broke after a message: the
+     * retry repeats it. */
+    codex_case(&r, &f,
+               "{\"type\":\"turn.started\"}\n"
+               "{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"Hello.\"}}\n"
+               "{\"type\":\"error\",\"message\":\"Reconnecting... 1/5 (stream disconnected before completion)\"}\n"
+               "{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"Hello.\"}}\n"
+               "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":2}}\n",
+               NULL, 0);
+    assert_string_equal(r.o.error, "codex-cli: codex retried the request (Reconnecting... 1/5 (stream disconnected "
+                                   "before completion)) after part of its reply had been passed on, so the reply "
+                                   "would repeat itself");
+    assert_true(r.o.retryable);
+    finish(&r);
+    fake_done(&f);
+
     codex_case(&r, &f, "[1]\n", NULL, 0);
     assert_int_equal(r.o.code, AW_ETYPE);
     assert_string_equal(r.o.error, "codex-cli: stdout line 1 is not a codex event (no \"type\"): \"[1]\"");
