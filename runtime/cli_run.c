@@ -60,6 +60,20 @@ void aw_cli_provider_destroy(aw_provider *p)
 
 /* ---- messages ------------------------------------------------------------------ */
 
+aw_text aw_cli_text_field(const aw_json_value *o, const char *key)
+{
+    const aw_json_value *v = aw_json_get(o, key);
+    return aw_json_is_string(v) ? (aw_text){v->u.str.ptr, v->u.str.len} : (aw_text){"", 0};
+}
+
+int64_t aw_cli_count_field(const aw_json_value *o, const char *key)
+{
+    const aw_json_value *v = aw_json_get(o, key);
+    return aw_json_is_number(v) && v->u.num.d >= 0 && v->u.num.d < 9.2e18 ? (int64_t)v->u.num.d : 0;
+}
+
+bool aw_cli_is(aw_text t, const char *s) { return t.len == strlen(s) && memcmp(t.ptr, s, t.len) == 0; }
+
 size_t aw_cli_clip(const char *p, size_t n, size_t max)
 {
     if (n <= max)

@@ -30,20 +30,6 @@
 #define SNIPPET_MAX 200
 #define MESSAGE_MAX 1500
 
-static aw_text text_field(const aw_json_value *o, const char *key)
-{
-    const aw_json_value *v = aw_json_get(o, key);
-    return aw_json_is_string(v) ? (aw_text){v->u.str.ptr, v->u.str.len} : (aw_text){"", 0};
-}
-
-static int64_t count_field(const aw_json_value *o, const char *key)
-{
-    const aw_json_value *v = aw_json_get(o, key);
-    return aw_json_is_number(v) && v->u.num.d >= 0 && v->u.num.d < 9.2e18 ? (int64_t)v->u.num.d : 0;
-}
-
-static bool is(aw_text t, const char *s) { return t.len == strlen(s) && memcmp(t.ptr, s, t.len) == 0; }
-
 /* The model that answered: the first key of modelUsage. */
 static aw_text answering_model(const aw_json_value *result)
 {
@@ -57,8 +43,8 @@ static aw_text answering_model(const aw_json_value *result)
 /* claude's own failure: the message it gave, the API status behind it. */
 static void report_failure(aw_cli_run *r, const aw_json_value *result)
 {
-    aw_text message = text_field(result, "result");
-    aw_text subtype = text_field(result, "subtype");
+    aw_text message = aw_cli_text_field(result, "result");
+    aw_text subtype = aw_cli_text_field(result, "subtype");
     const aw_json_value *status = aw_json_get(result, "api_error_status");
     int http = aw_json_is_number(status) && status->u.num.d >= 100 && status->u.num.d < 600 ? (int)status->u.num.d : 0;
     /* 429 and the 5xx family (529: overloaded) pass; claude already
@@ -67,7 +53,7 @@ static void report_failure(aw_cli_run *r, const aw_json_value *result)
     if (!message.len)
         message = (aw_text){"the request failed", 18};
     int shown = (int)aw_cli_clip(message.ptr, message.len, MESSAGE_MAX);
-    if (subtype.len && !is(subtype, "success"))
+    if (subtype.len && !aw_cli_is(subtype, "success"))
         aw_cli_set_error(r, AW_EINVAL, retryable, http, "%.*s (%.*s)", shown, message.ptr,
                          (int)aw_cli_clip(subtype.ptr, subtype.len, 100), subtype.ptr);
     else
@@ -77,7 +63,7 @@ static void report_failure(aw_cli_run *r, const aw_json_value *result)
 static void report(aw_cli_run *r, const aw_json_value *result, aw_model_result *res)
 {
     const aw_json_value *is_error = aw_json_get(result, "is_error");
-    if ((aw_json_is_bool(is_error) && is_error->u.b) || !is(text_field(result, "subtype"), "success")) {
+    if ((aw_json_is_bool(is_error) && is_error->u.b) || !aw_cli_is(aw_cli_text_field(result, "subtype"), "success")) {
         report_failure(r, result);
         return;
     }
@@ -88,15 +74,15 @@ static void report(aw_cli_run *r, const aw_json_value *result, aw_model_result *
     }
     if (aw_cli_text(r, text->u.str.ptr, text->u.str.len))
         return;
-    res->stop_reason = text_field(result, "stop_reason");
+    res->stop_reason = aw_cli_text_field(result, "stop_reason");
     res->model = answering_model(result);
     const aw_json_value *usage = aw_json_get(result, "usage");
     if (aw_json_is_object(usage)) {
         res->has_usage = true;
-        res->usage.input_tokens = count_field(usage, "input_tokens");
-        res->usage.output_tokens = count_field(usage, "output_tokens");
-        res->usage.cache_write_tokens = count_field(usage, "cache_creation_input_tokens");
-        res->usage.cache_read_tokens = count_field(usage, "cache_read_input_tokens");
+        res->usage.input_tokens = aw_cli_count_field(usage, "input_tokens");
+        res->usage.output_tokens = aw_cli_count_field(usage, "output_tokens");
+        res->usage.cache_write_tokens = aw_cli_count_field(usage, "cache_creation_input_tokens");
+        res->usage.cache_read_tokens = aw_cli_count_field(usage, "cache_read_input_tokens");
     }
     const aw_json_value *cost = aw_json_get(result, "total_cost_usd");
     if (aw_json_is_number(cost))
@@ -127,7 +113,7 @@ static void claude_exit(aw_cli_run *r, int status, aw_model_result *res)
         return;
     }
     const aw_json_value *root = doc ? aw_json_doc_root(doc) : NULL;
-    if (aw_json_is_object(root) && is(text_field(root, "type"), "result")) {
+    if (aw_json_is_object(root) && aw_cli_is(aw_cli_text_field(root, "type"), "result")) {
         r->state = doc; /* res points into it until on_done has returned */
         report(r, root, res);
         return;

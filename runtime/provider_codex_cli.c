@@ -48,20 +48,6 @@ typedef struct codex_turn {
     bool has_usage;
 } codex_turn;
 
-static aw_text text_field(const aw_json_value *o, const char *key)
-{
-    const aw_json_value *v = aw_json_get(o, key);
-    return aw_json_is_string(v) ? (aw_text){v->u.str.ptr, v->u.str.len} : (aw_text){"", 0};
-}
-
-static int64_t count_field(const aw_json_value *o, const char *key)
-{
-    const aw_json_value *v = aw_json_get(o, key);
-    return aw_json_is_number(v) && v->u.num.d >= 0 && v->u.num.d < 9.2e18 ? (int64_t)v->u.num.d : 0;
-}
-
-static bool is(aw_text t, const char *s) { return t.len == strlen(s) && memcmp(t.ptr, s, t.len) == 0; }
-
 /* Keep an error's message for the failure report; a later one replaces it. */
 static int note_error(aw_cli_run *r, codex_turn *t, aw_text message)
 {
@@ -75,19 +61,19 @@ static int note_error(aw_cli_run *r, codex_turn *t, aw_text message)
 
 static int on_item(aw_cli_run *r, codex_turn *t, const aw_json_value *item)
 {
-    aw_text type = text_field(item, "type");
-    if (is(type, "agent_message")) {
-        aw_text text = text_field(item, "text");
+    aw_text type = aw_cli_text_field(item, "type");
+    if (aw_cli_is(type, "agent_message")) {
+        aw_text text = aw_cli_text_field(item, "text");
         if (t->messages++ && aw_cli_text(r, "\n\n", 2))
             return 1;
         return aw_cli_text(r, text.ptr, text.len);
     }
-    if (is(type, "reasoning")) {
-        aw_text text = text_field(item, "text");
+    if (aw_cli_is(type, "reasoning")) {
+        aw_text text = aw_cli_text_field(item, "text");
         return aw_cli_reasoning(r, text.ptr, text.len);
     }
-    if (is(type, "error"))
-        return note_error(r, t, text_field(item, "message"));
+    if (aw_cli_is(type, "error"))
+        return note_error(r, t, aw_cli_text_field(item, "message"));
     return 0; /* commands it ran, files it read: its own business */
 }
 
@@ -96,31 +82,31 @@ static void add_usage(codex_turn *t, const aw_json_value *usage)
     if (!aw_json_is_object(usage))
         return;
     t->has_usage = true;
-    t->usage.input_tokens += count_field(usage, "input_tokens");
-    t->usage.cache_read_tokens += count_field(usage, "cached_input_tokens");
-    t->usage.cache_write_tokens += count_field(usage, "cache_write_input_tokens");
-    t->usage.output_tokens += count_field(usage, "output_tokens");
-    t->usage.reasoning_tokens += count_field(usage, "reasoning_output_tokens");
+    t->usage.input_tokens += aw_cli_count_field(usage, "input_tokens");
+    t->usage.cache_read_tokens += aw_cli_count_field(usage, "cached_input_tokens");
+    t->usage.cache_write_tokens += aw_cli_count_field(usage, "cache_write_input_tokens");
+    t->usage.output_tokens += aw_cli_count_field(usage, "output_tokens");
+    t->usage.reasoning_tokens += aw_cli_count_field(usage, "reasoning_output_tokens");
 }
 
 static int on_event(aw_cli_run *r, codex_turn *t, const aw_json_value *ev)
 {
-    aw_text type = text_field(ev, "type");
-    if (is(type, "item.completed"))
+    aw_text type = aw_cli_text_field(ev, "type");
+    if (aw_cli_is(type, "item.completed"))
         return on_item(r, t, aw_json_get(ev, "item"));
-    if (is(type, "error")) {
+    if (aw_cli_is(type, "error")) {
         /* codex reports a retry of the whole request this way, and the
          * retry prints its messages again */
         t->restarted = t->restarted || t->messages > 0;
-        return note_error(r, t, text_field(ev, "message"));
+        return note_error(r, t, aw_cli_text_field(ev, "message"));
     }
-    if (is(type, "turn.completed")) {
+    if (aw_cli_is(type, "turn.completed")) {
         t->completed = true;
         add_usage(t, aw_json_get(ev, "usage"));
         return 0;
     }
-    if (is(type, "turn.failed")) {
-        aw_text message = text_field(aw_json_get(ev, "error"), "message");
+    if (aw_cli_is(type, "turn.failed")) {
+        aw_text message = aw_cli_text_field(aw_json_get(ev, "error"), "message");
         int rc = message.len ? note_error(r, t, message) : 0;
         t->failed = true;
         return rc;

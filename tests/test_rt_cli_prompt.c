@@ -103,41 +103,41 @@ static aw_model_request history_request(aw_chat *chat)
     return req;
 }
 
+/* The history request's prompt in enc, checked against the codec's
+ * encoding of the same messages; the caller frees got. */
+static void history_prompt(aw_prompt_encoding enc, aw_messages_encoding codec_enc, aw_buf *got)
+{
+    aw_chat *chat = make_history(NULL);
+    aw_model_request req = history_request(chat);
+    build(&req, enc, got);
+    size_t want_len;
+    char *want = codec_encode(history_json, sizeof history_json - 1, codec_enc, &want_len);
+    assert_same(got, want, want_len);
+    free(want);
+    aw_chat_free(chat);
+}
+
 static void test_history_as_xml_is_the_codecs(void **state)
 {
     (void)state;
-    aw_chat *chat = make_history(NULL);
-    aw_model_request req = history_request(chat);
     aw_buf got;
-    build(&req, AW_PROMPT_XML, &got);
-    size_t want_len;
-    char *want = codec_encode(history_json, sizeof history_json - 1, AW_MESSAGES_XML, &want_len);
-    assert_same(&got, want, want_len);
+    history_prompt(AW_PROMPT_XML, AW_MESSAGES_XML, &got);
     /* Not two empty documents: the calls, their names and the escaping. */
     assert_non_null(strstr(got.data, "<event type=\"system\" id=\"0\" iteration=\"0\">You are terse.</event>"));
     assert_non_null(strstr(got.data, "name=\"list_dir\" call_id=\"call_1\" status=\"success\" iteration=\"0\">a\nb<"));
     assert_non_null(strstr(got.data, "say &lt;hi&gt; \xc3\xa9</event>"));
     assert_non_null(strstr(got.data, ">XML-NEXT: nonce abc</event>\n</thread>"));
-    free(want);
     aw_buf_free(&got);
-    aw_chat_free(chat);
 }
 
 static void test_history_as_text_is_the_codecs(void **state)
 {
     (void)state;
-    aw_chat *chat = make_history(NULL);
-    aw_model_request req = history_request(chat);
     aw_buf got;
-    build(&req, AW_PROMPT_TEXT, &got);
-    size_t want_len;
-    char *want = codec_encode(history_json, sizeof history_json - 1, AW_MESSAGES_TEXT, &want_len);
-    assert_same(&got, want, want_len);
+    history_prompt(AW_PROMPT_TEXT, AW_MESSAGES_TEXT, &got);
     assert_true(strncmp(got.data, "[System]\nYou are terse.\n\n[User]\n", 32) == 0);
     assert_non_null(strstr(got.data, "\"name\":\"list_dir\""));
-    free(want);
     aw_buf_free(&got);
-    aw_chat_free(chat);
 }
 
 static void test_thread_alone_passes_through(void **state)
@@ -201,49 +201,49 @@ static char *thread_list_json(bool with_prefill, size_t *len)
     return aw_buf_detach(&out, len);
 }
 
+/* The xml context mode's request built in enc (got), and the codec's
+ * encoding of [system, the thread with or without its prefill, the
+ * notice] (want). */
+static void thread_prompt(aw_prompt_encoding enc, bool with_prefill, aw_buf *got, aw_buf *want)
+{
+    aw_buf tail;
+    aw_model_request req = thread_request(&tail);
+    build(&req, enc, got);
+    size_t json_len, want_len;
+    char *json = thread_list_json(with_prefill, &json_len);
+    char *codec = codec_encode(json, json_len, enc == AW_PROMPT_TEXT ? AW_MESSAGES_TEXT : AW_MESSAGES_XML, &want_len);
+    aw_buf_init(want, NULL);
+    aw_buf_append(want, codec, want_len);
+    free(json);
+    free(codec);
+    aw_buf_free(&tail);
+}
+
 static void test_thread_among_messages_is_spliced_with_the_prefill_last(void **state)
 {
     (void)state;
-    aw_buf tail;
-    aw_model_request req = thread_request(&tail);
-    aw_buf got;
-    build(&req, AW_PROMPT_XML, &got);
-    size_t json_len, want_len;
-    char *json = thread_list_json(false, &json_len);
-    char *want = codec_encode(json, json_len, AW_MESSAGES_XML, &want_len);
-    aw_buf whole;
-    aw_buf_init(&whole, NULL);
-    aw_buf_append(&whole, want, want_len);
-    aw_buf_append_str(&whole, prefill);
-    assert_same(&got, whole.data, whole.len);
+    aw_buf got, want;
+    thread_prompt(AW_PROMPT_XML, false, &got, &want);
+    aw_buf_append_str(&want, prefill);
+    assert_same(&got, want.data, want.len);
     /* One thread: the system prompt, the thread's events, the notice. */
     assert_true(strncmp(got.data, "<thread>\n  <event type=\"system\" id=\"0\"", 38) == 0);
     assert_non_null(strstr(got.data, "<event type=\"human\" id=\"1\" iteration=\"1\">hi &amp; bye</event>"));
     assert_non_null(strstr(got.data, "nonce abc</event>\n</thread>\nBased on the thread above, my next step is"));
     assert_null(strstr(got.data + 8, "<thread>"));
-    free(json);
-    free(want);
-    aw_buf_free(&whole);
+    aw_buf_free(&want);
     aw_buf_free(&got);
-    aw_buf_free(&tail);
 }
 
 static void test_thread_in_the_text_form_is_a_user_message(void **state)
 {
     (void)state;
-    aw_buf tail;
-    aw_model_request req = thread_request(&tail);
-    aw_buf got;
-    build(&req, AW_PROMPT_TEXT, &got);
-    size_t json_len, want_len;
-    char *json = thread_list_json(true, &json_len);
-    char *want = codec_encode(json, json_len, AW_MESSAGES_TEXT, &want_len);
-    assert_same(&got, want, want_len);
+    aw_buf got, want;
+    thread_prompt(AW_PROMPT_TEXT, true, &got, &want);
+    assert_same(&got, want.data, want.len);
     assert_non_null(strstr(got.data, "[User]\n<thread>\n"));
-    free(json);
-    free(want);
+    aw_buf_free(&want);
     aw_buf_free(&got);
-    aw_buf_free(&tail);
 }
 
 static void test_thread_that_does_not_decode_names_the_message(void **state)

@@ -406,15 +406,24 @@ static void test_claude_model_path_lookup_and_text_encoding(void **state)
     fake_done(&f);
 }
 
-/* Run claude-cli on the fake scripted with stdout (and FAKE_EXIT=exit). */
-static void claude_case(run *r, fake *f, const char *stdout_text, int exit_status)
+/* Run spec on the fake scripted with stdout, stderr (unless NULL) and
+ * FAKE_EXIT=exit_status, until it is done. */
+static void fake_case(run *r, fake *f, const char *spec, const char *stdout_text, const char *stderr_text,
+                      int exit_status)
 {
     fake_init(f);
     fake_puts(f, "stdout", stdout_text);
+    if (stderr_text)
+        fake_puts(f, "stderr", stderr_text);
     fake_env(f, "FAKE_EXIT=%d", exit_status);
-    aw_provider_config cfg = config("claude-cli", f);
+    aw_provider_config cfg = config(spec, f);
     start(r, &cfg);
     SERVE_UNTIL(r, r->o.done);
+}
+
+static void claude_case(run *r, fake *f, const char *stdout_text, int exit_status)
+{
+    fake_case(r, f, "claude-cli", stdout_text, NULL, exit_status);
 }
 
 static void test_claude_api_error_is_a_failed_request(void **state)
@@ -513,7 +522,7 @@ static void test_claude_exit_status_with_the_end_of_stderr(void **state)
 {
     (void)state;
     fake f;
-    fake_init(&f);
+    run r;
     /* 6000 bytes of two-byte characters, then the line that matters. */
     aw_buf err;
     aw_buf_init(&err, NULL);
@@ -521,12 +530,7 @@ static void test_claude_exit_status_with_the_end_of_stderr(void **state)
     for (int i = 0; i < 3001; i++)
         aw_buf_append_str(&err, "\xc3\xa9");
     aw_buf_append_str(&err, "\nfatal: the real reason\n");
-    fake_write(&f, "stderr", err.data, err.len);
-    fake_env(&f, "FAKE_EXIT=3");
-    aw_provider_config cfg = config("claude-cli", &f);
-    run r;
-    start(&r, &cfg);
-    SERVE_UNTIL(&r, r.o.done);
+    fake_case(&r, &f, "claude-cli", "", err.data, 3);
     assert_int_equal(r.o.code, AW_EINVAL);
     assert_false(r.o.retryable);
     assert_starts_with(r.o.error, "claude-cli: exited with status 3: ...\xc3\xa9");
@@ -540,13 +544,7 @@ static void test_claude_exit_status_with_the_end_of_stderr(void **state)
     fake_done(&f);
 
     /* A usage error: what it printed, and why. */
-    fake_init(&f);
-    fake_puts(&f, "stdout", "Usage: claude [options]\n");
-    fake_puts(&f, "stderr", "error: unknown option '--bogus'\n");
-    fake_env(&f, "FAKE_EXIT=2");
-    cfg = config("claude-cli", &f);
-    start(&r, &cfg);
-    SERVE_UNTIL(&r, r.o.done);
+    fake_case(&r, &f, "claude-cli", "Usage: claude [options]\n", "error: unknown option '--bogus'\n", 2);
     assert_string_equal(r.o.error, "claude-cli: exited with status 2 and printed \"Usage: claude [options]\\n\": "
                                    "error: unknown option '--bogus'");
     finish(&r);
@@ -555,7 +553,7 @@ static void test_claude_exit_status_with_the_end_of_stderr(void **state)
     /* Killed by a signal: worth another try. */
     fake_init(&f);
     fake_env(&f, "FAKE_SIGNAL=KILL");
-    cfg = config("claude-cli", &f);
+    aw_provider_config cfg = config("claude-cli", &f);
     start(&r, &cfg);
     SERVE_UNTIL(&r, r.o.done);
     assert_string_equal(r.o.error, "claude-cli: killed by signal 9 (Killed); nothing on stderr");
@@ -633,13 +631,13 @@ static void test_claude_that_hangs_times_out(void **state)
     fake_puts(&f, "stderr", "working on it\n");
     fake_env(&f, "FAKE_MODE=hang");
     aw_provider_config cfg = config("claude-cli", &f);
-    cfg.request_timeout_ms = 1500;
+    cfg.request_timeout_ms = 3000; /* time enough for the fake to start and write to stderr */
     run r;
     start(&r, &cfg);
     SERVE_UNTIL(&r, r.o.done);
     assert_int_equal(r.o.code, AW_ELIMIT);
     assert_true(r.o.retryable);
-    assert_string_equal(r.o.error, "claude-cli: no reply within 1500 ms (the request timeout); the command was "
+    assert_string_equal(r.o.error, "claude-cli: no reply within 3 s (the request timeout); the command was "
                                    "stopped; stderr: working on it");
     /* The fake, and the sleeper it started in the background. */
     assert_group_gone(fake_pid(&f, "pid"));
@@ -830,14 +828,7 @@ static void test_codex_streams_each_message_as_it_completes(void **state)
 
 static void codex_case(run *r, fake *f, const char *stdout_text, const char *stderr_text, int exit_status)
 {
-    fake_init(f);
-    fake_puts(f, "stdout", stdout_text);
-    if (stderr_text)
-        fake_puts(f, "stderr", stderr_text);
-    fake_env(f, "FAKE_EXIT=%d", exit_status);
-    aw_provider_config cfg = config("codex-cli", f);
-    start(r, &cfg);
-    SERVE_UNTIL(r, r->o.done);
+    fake_case(r, f, "codex-cli", stdout_text, stderr_text, exit_status);
 }
 
 static void test_codex_failures(void **state)
@@ -998,29 +989,28 @@ static void test_exec_idle_timeout(void **state)
     char spec[256];
     snprintf(spec, sizeof spec, "exec:echo $$ > %s/pid; printf partial; sleep 1000", f.dir);
     aw_provider_config cfg = config(spec, &f);
-    cfg.idle_timeout_ms = 300;
+    cfg.idle_timeout_ms = 1000; /* time enough for the shell to start and print */
     run r;
     start(&r, &cfg);
     SERVE_UNTIL(&r, r.o.done);
     assert_int_equal(r.o.code, AW_ELIMIT);
     assert_true(r.o.retryable);
-    assert_string_equal(r.o.error, "exec: no output for 300 ms (the idle timeout); the command was stopped");
+    assert_string_equal(r.o.error, "exec: no output for 1 s (the idle timeout); the command was stopped");
     assert_string_equal(r.o.text.data, "partial");
     assert_group_gone(fake_pid(&f, "pid"));
     finish(&r);
     fake_done(&f);
 
-    /* Output keeps it alive: 15 lines 0.1 s apart, with 1 s allowed
-     * between two. */
+    /* Output keeps it alive: 25 lines 0.1 s apart, 2.5 s in all, with
+     * 1.2 s allowed between two. */
     fake_init(&f);
-    aw_provider_config cfg2 =
-        config("exec:for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do echo $i; sleep 0.1; done", &f);
-    cfg2.idle_timeout_ms = 1000;
+    aw_provider_config cfg2 = config("exec:i=0; while [ $i -lt 25 ]; do i=$((i+1)); echo $i; sleep 0.1; done", &f);
+    cfg2.idle_timeout_ms = 1200;
     start(&r, &cfg2);
     SERVE_UNTIL(&r, r.o.done);
     if (r.o.code)
         fail_msg("%s", r.o.error);
-    assert_true(ends_with(r.o.text.data, "14\n15\n"));
+    assert_true(ends_with(r.o.text.data, "\n24\n25\n"));
     finish(&r);
     fake_done(&f);
 }

@@ -8,6 +8,7 @@
 #define AW_CLI_PROVIDER_H
 
 #include "agentwire/buf.h"
+#include "agentwire/json.h"
 #include "agentwire/proc.h"
 #include "internal/provider_impl.h"
 
@@ -104,6 +105,12 @@ int aw_cli_set_error(aw_cli_run *r, int code, bool retryable, int http_status, c
  * status 1" or "killed by signal 9 (Killed)" (retryable), what (may be
  * NULL) after it, then the end of stderr. */
 void aw_cli_set_exit_error(aw_cli_run *r, int status, const char *what);
+/* Reading the commands' JSON: a string member ("" when it is not one),
+ * a token count (0 when it is not a number >= 0), a string's comparison. */
+aw_text aw_cli_text_field(const aw_json_value *o, const char *key);
+int64_t aw_cli_count_field(const aw_json_value *o, const char *key);
+bool aw_cli_is(aw_text t, const char *s);
+
 /* How much of p[0..n) fits in max bytes without cutting a character. */
 size_t aw_cli_clip(const char *p, size_t n, size_t max);
 /* Bytes as a short quoted string for a message, escaped as JSON escapes
