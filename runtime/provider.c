@@ -10,6 +10,9 @@
 /* One line per kind (one file per kind: provider_KIND.c). */
 static const aw_provider_ops *const kinds[] = {
     &aw_provider_replay_ops,
+    &aw_provider_claude_cli_ops,
+    &aw_provider_codex_cli_ops,
+    &aw_provider_exec_ops,
 };
 
 const char *const aw_provider_kinds[] = {
