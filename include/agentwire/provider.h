@@ -174,7 +174,8 @@ bool aw_provider_has_native_tools(const aw_provider *p);
  * live until this returns. */
 int aw_provider_send(aw_provider *p, const aw_model_request *req, const aw_model_fns *fns, void *ctx,
                      aw_model_call **out, aw_error *err);
-/* Stop a request: no callback follows, the handle is gone. */
+/* Stop a request: no callback follows, the handle is gone. Allowed from
+ * inside the request's own callbacks too. */
 void aw_model_call_cancel(aw_model_call *c);
 
 /* The provider kinds and what each takes, for --help. */
