@@ -248,18 +248,18 @@ static void test_thread_in_the_text_form_is_a_user_message(void **state)
     aw_buf_free(&got);
 }
 
-static void test_thread_that_does_not_decode_names_the_message(void **state)
+/* A thread that does not decode, among other messages, is the user's text
+ * (as the reference encodes it): escaped into a human event, not an error. */
+static void test_thread_that_does_not_decode_is_text(void **state)
 {
     (void)state;
     aw_model_request req = {.system = T("s"), .thread_stable = T("<thread><event type=\"human\">x"),
                             .thread_tail = T("\n</thread>")};
     aw_buf out;
     aw_buf_init(&out, NULL);
-    aw_buf_append_str(&out, "kept");
     aw_error err;
-    assert_int_equal(aw_cli_prompt(&req, AW_PROMPT_XML, NULL, &out, &err), AW_ESYNTAX);
-    assert_true(strncmp(err.message, "cannot encode the conversation: message 1: ", 43) == 0);
-    assert_string_equal(out.data, "kept"); /* left as it was */
+    assert_int_equal(aw_cli_prompt(&req, AW_PROMPT_XML, NULL, &out, &err), 0);
+    assert_non_null(strstr(out.data, "<event type=\"human\" id=\"1\" iteration=\"0\">&lt;thread&gt;&lt;event"));
     aw_buf_free(&out);
 }
 
@@ -322,7 +322,7 @@ int main(void)
         cmocka_unit_test(test_thread_alone_passes_through),
         cmocka_unit_test(test_thread_among_messages_is_spliced_with_the_prefill_last),
         cmocka_unit_test(test_thread_in_the_text_form_is_a_user_message),
-        cmocka_unit_test(test_thread_that_does_not_decode_names_the_message),
+        cmocka_unit_test(test_thread_that_does_not_decode_is_text),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
