@@ -6,8 +6,31 @@
 
 #include <stdbool.h>
 
+#include "agentwire/provider.h"
+#include "agentwire/records.h"
 #include "agentwire/run.h"
 #include "agentwire/tools.h"
+#include "cli_agent_opts.h"
+
+/* agentwire run's options, as read (cmd_run.c), and what an agent file
+ * (--agent, cli_agent_opts.c) fills in where the command line is silent. */
+typedef struct run_opts {
+    const char *models[16]; /* the --model, then each --fallback */
+    size_t nmodels;
+    const char *model;
+    const char *fallbacks[15];
+    size_t nfallbacks;
+    aw_provider_config pcfg;
+    aw_run_config rcfg;
+    aw_records_config rec;
+    const char *events[8];
+    size_t nevents;
+    const char *tools_path, *schema_path, *contract_name, *system;
+    bool transport_set, quiet, verbose;
+    unsigned retries;
+    bool retries_set;
+    cli_agent_opts agent;
+} run_opts;
 
 typedef struct cli_run_ui cli_run_ui;
 

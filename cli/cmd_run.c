@@ -126,29 +126,13 @@ static int text_or_file(const char *v, aw_buf *out)
     return cli_read_input(v + 1, out) ? CLI_REJECTED : CLI_OK;
 }
 
-typedef struct run_opts {
-    const char *models[16]; /* the --model, then each --fallback */
-    size_t nmodels;
-    const char *model;
-    const char *fallbacks[15];
-    size_t nfallbacks;
-    aw_provider_config pcfg;
-    aw_run_config rcfg;
-    aw_records_config rec;
-    const char *events[8];
-    size_t nevents;
-    const char *tools_path, *schema_path, *contract_name, *system;
-    bool transport_set, quiet, verbose;
-    unsigned retries;
-    bool retries_set;
-} run_opts;
-
 static int parse_options(cli_args *a, run_opts *o)
 {
     const char *opt;
     while ((opt = cli_next_opt(a))) {
         const char *v = NULL;
         long n;
+        cli_agent_note(&o->agent, opt); /* the options that win over an agent file's keys */
 #define VALUE()                                                                                                        \
     do {                                                                                                               \
         if (!(v = cli_opt_value(a, opt)))                                                                              \
@@ -162,6 +146,7 @@ static int parse_options(cli_args *a, run_opts *o)
     } while (0)
         if (cli_is_help(opt)) {
             fputs(run_help, stdout);
+            fputs(cli_agent_help, stdout);
             return CLI_OK;
         } else if (!strcmp(opt, "--model")) {
             VALUE();
@@ -316,6 +301,9 @@ static int parse_options(cli_args *a, run_opts *o)
             o->quiet = true;
         } else if (!strcmp(opt, "--verbose")) {
             o->verbose = true;
+        } else if ((n = cli_agent_option(a, opt, &o->agent)) != 0) {
+            if (n < 0)
+                return CLI_USAGE;
         } else {
             return cli_usage_error(a, "unknown option '%s'", opt);
         }
@@ -324,6 +312,9 @@ static int parse_options(cli_args *a, run_opts *o)
     }
     if (a->nfiles > 1)
         return cli_usage_error(a, "one task only (put it in quotes)");
+    int rc = cli_agent_apply(a, o); /* --agent FILE: its keys where no option was given */
+    if (rc >= 0)
+        return rc;
     if (!o->model)
         return cli_usage_error(a, "no model given (--model PROVIDER[:MODEL])");
     o->models[o->nmodels++] = o->model;
@@ -424,6 +415,8 @@ int cli_run(int argc, char **argv)
     }
     if (o.system && text_or_file(o.system, &system))
         goto out;
+    if (cli_agent_system(&o, &system))
+        goto out;
     if (o.contract_name) {
         if ((rc = load_contract(o.contract_name, &contract)) != CLI_OK)
             goto out;
@@ -494,12 +487,15 @@ int cli_run(int argc, char **argv)
     }
 
     aw_run_observer observers[2] = {aw_records_observer(records), cli_run_ui_observer(ui)};
+    if ((rc = cli_agent_add_tools(&o, loop, &box, records, observers, 2, ui)) != CLI_OK)
+        goto out;
+    rc = CLI_REJECTED;
     o.rcfg.models = models;
     o.rcfg.model_count = o.nmodels;
     o.rcfg.tools = box;
     o.rcfg.system_prompt = system.len ? system.data : NULL;
     o.rcfg.task = task.data;
-    o.rcfg.final_schema = schema_doc ? aw_json_doc_root(schema_doc) : NULL;
+    o.rcfg.final_schema = schema_doc ? aw_json_doc_root(schema_doc) : cli_agent_schema(&o);
     o.rcfg.contract = contract;
     o.rcfg.observers = observers;
     o.rcfg.observer_count = 2;
@@ -532,6 +528,7 @@ fail:
 out:
     aw_run_free(run);
     aw_toolbox_free(box);
+    cli_agent_free(&o.agent);
     for (size_t i = 0; i < o.nmodels; i++)
         aw_provider_free(models[i]);
     aw_records_free(records);

@@ -30,6 +30,9 @@ static const char main_help[] =
     "\n"
     "Running agents:\n"
     "  run        an agent: a model, tools, the task; the final report on stdout\n"
+    "  agent check|show\n"
+    "             agent files (Markdown + YAML frontmatter): checked, or shown as\n"
+    "             read; run one with 'agentwire run --agent FILE TASK'\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -49,6 +52,7 @@ static const group groups[] = {
     {"snapshot", cli_snapshot},
     {"envelope", cli_envelope},
     {"run", cli_run},
+    {"agent", cli_agent},
 };
 
 int main(int argc, char **argv) {
