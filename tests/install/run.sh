@@ -69,6 +69,7 @@ run_rt "$scratch/rt_pc_shared" shared
 rt_static_libs=$(pkg-config --static --libs agentwire-runtime |
     sed 's/-lagentwire-runtime\b/-l:libagentwire-runtime.a/; s/-lagentwire\b/-l:libagentwire.a/')
 case $rt_static_libs in *-lcurl*) ;; *) echo "pkg-config --static does not name libcurl: $rt_static_libs" >&2; exit 1 ;; esac
+case $rt_static_libs in *-lyaml*) ;; *) echo "pkg-config --static does not name libyaml: $rt_static_libs" >&2; exit 1 ;; esac
 cc $san -o "$scratch/rt_pc_static" "$here/runtime_consumer.c" $(pkg-config --static --cflags agentwire-runtime) \
     $rt_static_libs
 run_rt "$scratch/rt_pc_static" static
