@@ -24,45 +24,10 @@
 
 #include "agentwire/agentfile.h"
 #include "agentwire/run.h"
+#include "scratch.h"
 
 #define NONCE "1a2b3c4d"
 
-static char dir[256];
-
-static void write_file(const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static const char *in_dir(const char *name)
-{
-    static char path[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
-    return path[k];
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "%s/aw-subagent.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    assert_non_null(mkdtemp(dir));
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
 
 /* ---- what the observers saw ------------------------------------------------------------ */
 
@@ -153,17 +118,17 @@ static void parent_start(parent *p, const char *file, const char *replay, const 
     p->loop = aw_loop_new(NULL, &err);
     assert_non_null(p->loop);
     char spec[600];
-    snprintf(spec, sizeof spec, "replay:%s", in_dir(replay));
+    snprintf(spec, sizeof spec, "replay:%s", aw_test_scratch_path(replay));
     aw_provider_config pc = {.spec = spec};
     p->model = aw_provider_new(p->loop, &pc, &err);
     assert_non_null(p->model);
-    if (aw_agent_file_read(in_dir(file), NULL, &p->file, &err))
+    if (aw_agent_file_read(aw_test_scratch_path(file), NULL, &p->file, &err))
         fail_msg("%s: %s", file, err.message);
     p->box = aw_toolbox_new(p->loop, NULL);
     assert_non_null(p->box);
     if (tools_json) {
         assert_int_equal(aw_json_parse(tools_json, strlen(tools_json), NULL, &p->tools_doc, &err), 0);
-        aw_tool_source *cmd = aw_command_tools_new(p->loop, aw_json_doc_root(p->tools_doc), dir, NULL, &err);
+        aw_tool_source *cmd = aw_command_tools_new(p->loop, aw_json_doc_root(p->tools_doc), aw_test_scratch_dir(), NULL, &err);
         assert_non_null(cmd);
         assert_int_equal(aw_toolbox_add(p->box, cmd), 0);
     }
@@ -200,6 +165,16 @@ static const aw_run_result *parent_wait(parent *p)
     return aw_run_result_of(p->run);
 }
 
+/* parent_wait, and the parent must have succeeded. */
+static const aw_run_result *parent_wait_ok(parent *p)
+{
+    const aw_run_result *r = parent_wait(p);
+    if (r->status != AW_RUN_SUCCESS)
+        fail_msg("the parent failed: %.*s (results: %s / %s)", (int)r->content.len, r->content.ptr, p->seen.results[0],
+                 p->seen.results[1]);
+    return r;
+}
+
 static void parent_free(parent *p)
 {
     aw_run_free(p->run);
@@ -233,21 +208,19 @@ static bool has_text(const aw_run_result *r, const char *text)
 static void test_nested_run_reports_to_its_caller(void **state)
 {
     (void)state;
-    write_file("lead.md", "---\nname: lead\nagents: [helper.md]\n---\nYou lead.\n");
-    write_file("helper.md", "---\nname: helper\ndescription: Finds things out.\nmodel: replay:helper.jsonl\n"
+    aw_test_scratch_write("lead.md", "---\nname: lead\nagents: [helper.md]\n---\nYou lead.\n");
+    aw_test_scratch_write("helper.md", "---\nname: helper\ndescription: Finds things out.\nmodel: replay:helper.jsonl\n"
                             "transport: native\nmaxTurns: 3\n---\nYou help.\n");
     /* the helper sees its own system prompt and the task, and is offered
      * what it inherits (nothing here) and never its caller's sub-agents */
-    write_file("helper.jsonl", NATIVE_FINAL("success", "the answer is 42") ", \"expect\": [\"You help.\", "
+    aw_test_scratch_write("helper.jsonl", NATIVE_FINAL("success", "the answer is 42") ", \"expect\": [\"You help.\", "
                                                                              "\"what is the answer\"]}\n");
-    write_file("lead.jsonl", XML_CALL("0001", "agent__helper", "what is the answer") ", \"expect\": [\"agent__helper\", "
+    aw_test_scratch_write("lead.jsonl", XML_CALL("0001", "agent__helper", "what is the answer") ", \"expect\": [\"agent__helper\", "
                                                                                      "\"Finds things out.\"]}\n" XML_FINAL(
                                  "helper said so") ", \"expect\": [\"the answer is 42\"]}\n");
     parent p;
     parent_start(&p, "lead.md", "lead.jsonl", NULL, 0);
-    const aw_run_result *r = parent_wait(&p);
-    if (r->status != AW_RUN_SUCCESS)
-        fail_msg("the parent failed: %.*s", (int)r->content.len, r->content.ptr);
+    const aw_run_result *r = parent_wait_ok(&p);
     assert_true(has_text(r, "helper said so"));
     /* the call's result is the report, untouched */
     assert_int_equal(p.seen.nresults, 1);
@@ -279,10 +252,10 @@ static void test_nested_run_reports_to_its_caller(void **state)
 static void test_failing_sub_agent_is_a_failed_call_with_its_report(void **state)
 {
     (void)state;
-    write_file("lead2.md", "---\nname: lead\nagents: [quitter.md]\n---\n");
-    write_file("quitter.md", "---\nmodel: replay:quitter.jsonl\ntransport: native\n---\n");
-    write_file("quitter.jsonl", NATIVE_FINAL("failure", "could not find it") "}\n");
-    write_file("lead2.jsonl", XML_CALL("0001", "agent__quitter", "find it") "}\n" XML_FINAL(
+    aw_test_scratch_write("lead2.md", "---\nname: lead\nagents: [quitter.md]\n---\n");
+    aw_test_scratch_write("quitter.md", "---\nmodel: replay:quitter.jsonl\ntransport: native\n---\n");
+    aw_test_scratch_write("quitter.jsonl", NATIVE_FINAL("failure", "could not find it") "}\n");
+    aw_test_scratch_write("lead2.jsonl", XML_CALL("0001", "agent__quitter", "find it") "}\n" XML_FINAL(
                                   "gave up") ", \"expect\": [\"could not find it\"]}\n");
     parent p;
     parent_start(&p, "lead2.md", "lead2.jsonl", NULL, 0);
@@ -292,10 +265,10 @@ static void test_failing_sub_agent_is_a_failed_call_with_its_report(void **state
     parent_free(&p);
 
     /* a sub-agent whose model fails: its run's own words are the report */
-    write_file("lead3.md", "---\nname: lead\nagents: [broke.md]\n---\n");
-    write_file("broke.md", "---\nmodel: replay:broke.jsonl\ntransport: native\n---\n");
-    write_file("broke.jsonl", "{\"error\": \"the server fell over\", \"http_status\": 400}\n");
-    write_file("lead3.jsonl", XML_CALL("0001", "agent__broke", "go") "}\n" XML_FINAL("noted") "}\n");
+    aw_test_scratch_write("lead3.md", "---\nname: lead\nagents: [broke.md]\n---\n");
+    aw_test_scratch_write("broke.md", "---\nmodel: replay:broke.jsonl\ntransport: native\n---\n");
+    aw_test_scratch_write("broke.jsonl", "{\"error\": \"the server fell over\", \"http_status\": 400}\n");
+    aw_test_scratch_write("lead3.jsonl", XML_CALL("0001", "agent__broke", "go") "}\n" XML_FINAL("noted") "}\n");
     parent_start(&p, "lead3.md", "lead3.jsonl", NULL, 0);
     parent_wait(&p);
     if (strncmp(p.seen.results[0], "agent__broke failed: ", 21) || !strstr(p.seen.results[0], "the server fell over"))
@@ -306,17 +279,15 @@ static void test_failing_sub_agent_is_a_failed_call_with_its_report(void **state
 static void test_cycle_is_refused_naming_it(void **state)
 {
     (void)state;
-    write_file("a.md", "---\nname: a\nagents: [b.md]\n---\n");
-    write_file("b.md", "---\nname: b\nmodel: replay:b.jsonl\ntransport: native\nagents: [a.md]\n---\n");
+    aw_test_scratch_write("a.md", "---\nname: a\nagents: [b.md]\n---\n");
+    aw_test_scratch_write("b.md", "---\nname: b\nmodel: replay:b.jsonl\ntransport: native\nagents: [a.md]\n---\n");
     /* b calls a: refused before anything runs; b reports what it got */
-    write_file("b.jsonl", NATIVE_CALL("c1", "agent__a", "{\\\"task\\\": \\\"again\\\"}") "}\n" NATIVE_FINAL(
+    aw_test_scratch_write("b.jsonl", NATIVE_CALL("c1", "agent__a", "{\\\"task\\\": \\\"again\\\"}") "}\n" NATIVE_FINAL(
                               "success", "no loop") ", \"expect\": [\"agent__a refused: a -> b -> a is a cycle\"]}\n");
-    write_file("a.jsonl", XML_CALL("0001", "agent__b", "go") "}\n" XML_FINAL("done") ", \"expect\": [\"no loop\"]}\n");
+    aw_test_scratch_write("a.jsonl", XML_CALL("0001", "agent__b", "go") "}\n" XML_FINAL("done") ", \"expect\": [\"no loop\"]}\n");
     parent p;
     parent_start(&p, "a.md", "a.jsonl", NULL, 0);
-    const aw_run_result *r = parent_wait(&p);
-    if (r->status != AW_RUN_SUCCESS)
-        fail_msg("%.*s", (int)r->content.len, r->content.ptr);
+    parent_wait_ok(&p);
     assert_string_equal(p.seen.results[0], "agent__b ok: no loop");
     parent_free(&p);
 }
@@ -324,31 +295,29 @@ static void test_cycle_is_refused_naming_it(void **state)
 static void test_depth_limit(void **state)
 {
     (void)state;
-    write_file("l0.md", "---\nname: l0\nagents: [l1.md]\n---\n");
-    write_file("l1.md", "---\nname: l1\nmodel: replay:l1.jsonl\ntransport: native\nagents: [l2.md]\n---\n");
-    write_file("l2.md", "---\nname: l2\nmodel: replay:l2.jsonl\ntransport: native\nagents: [l3.md]\n---\n");
-    write_file("l3.md", "---\nname: l3\nmodel: replay:l3.jsonl\ntransport: native\n---\n");
-    write_file("l3.jsonl", NATIVE_FINAL("success", "deep") "}\n");
-    write_file("l2.jsonl", NATIVE_CALL("c", "agent__l3", "{\\\"task\\\": \\\"x\\\"}") "}\n" NATIVE_FINAL(
+    aw_test_scratch_write("l0.md", "---\nname: l0\nagents: [l1.md]\n---\n");
+    aw_test_scratch_write("l1.md", "---\nname: l1\nmodel: replay:l1.jsonl\ntransport: native\nagents: [l2.md]\n---\n");
+    aw_test_scratch_write("l2.md", "---\nname: l2\nmodel: replay:l2.jsonl\ntransport: native\nagents: [l3.md]\n---\n");
+    aw_test_scratch_write("l3.md", "---\nname: l3\nmodel: replay:l3.jsonl\ntransport: native\n---\n");
+    aw_test_scratch_write("l3.jsonl", NATIVE_FINAL("success", "deep") "}\n");
+    aw_test_scratch_write("l2.jsonl", NATIVE_CALL("c", "agent__l3", "{\\\"task\\\": \\\"x\\\"}") "}\n" NATIVE_FINAL(
                                "success", "l2 done") ", \"expect\": [\"agent__l3 refused: sub-agents nest at most 2 "
                                                      "levels deep (--max-depth), and l0 -> l1 -> l2 -> l3 would be "
                                                      "level 3\"]}\n");
-    write_file("l1.jsonl", NATIVE_CALL("c", "agent__l2", "{\\\"task\\\": \\\"x\\\"}") "}\n" NATIVE_FINAL(
+    aw_test_scratch_write("l1.jsonl", NATIVE_CALL("c", "agent__l2", "{\\\"task\\\": \\\"x\\\"}") "}\n" NATIVE_FINAL(
                                "success", "l1 done") ", \"expect\": [\"l2 done\"]}\n");
-    write_file("l0.jsonl", XML_CALL("0001", "agent__l1", "go") "}\n" XML_FINAL("top done") "}\n");
+    aw_test_scratch_write("l0.jsonl", XML_CALL("0001", "agent__l1", "go") "}\n" XML_FINAL("top done") "}\n");
     parent p;
     parent_start(&p, "l0.md", "l0.jsonl", NULL, 2);
-    const aw_run_result *r = parent_wait(&p);
-    if (r->status != AW_RUN_SUCCESS)
-        fail_msg("%.*s", (int)r->content.len, r->content.ptr);
+    const aw_run_result *r = parent_wait_ok(&p);
     assert_string_equal(p.seen.results[0], "agent__l1 ok: l1 done");
     parent_free(&p);
 
     /* the same tree with the default limit (3) goes all the way down */
-    write_file("l2.jsonl", NATIVE_CALL("c", "agent__l3", "{\\\"task\\\": \\\"x\\\"}") "}\n" NATIVE_FINAL(
+    aw_test_scratch_write("l2.jsonl", NATIVE_CALL("c", "agent__l3", "{\\\"task\\\": \\\"x\\\"}") "}\n" NATIVE_FINAL(
                                "success", "l2 done") ", \"expect\": [\"deep\"]}\n");
     parent_start(&p, "l0.md", "l0.jsonl", NULL, 0);
-    r = parent_wait(&p);
+    r = parent_wait_ok(&p);
     assert_int_equal(r->status, AW_RUN_SUCCESS);
     parent_free(&p);
 }
@@ -361,26 +330,24 @@ static const char echo_tools[] =
 static void test_inherited_tools_through_the_filter(void **state)
 {
     (void)state;
-    write_file("boss.md", "---\nname: boss\nagents: [user.md, picky.md]\n---\n");
-    write_file("user.md", "---\nname: user\nmodel: replay:user.jsonl\ntransport: native\n---\n");
-    write_file("picky.md", "---\nname: picky\nmodel: replay:picky.jsonl\ntransport: native\ntools: [other]\n---\n");
+    aw_test_scratch_write("boss.md", "---\nname: boss\nagents: [user.md, picky.md]\n---\n");
+    aw_test_scratch_write("user.md", "---\nname: user\nmodel: replay:user.jsonl\ntransport: native\n---\n");
+    aw_test_scratch_write("picky.md", "---\nname: picky\nmodel: replay:picky.jsonl\ntransport: native\ntools: [other]\n---\n");
     /* user is offered shout, not its siblings: it calls both and reports */
-    write_file("user.jsonl", "{\"tool_calls\": [{\"id\": \"s\", \"name\": \"shout\", \"arguments\": \"{\\\"text\\\": "
+    aw_test_scratch_write("user.jsonl", "{\"tool_calls\": [{\"id\": \"s\", \"name\": \"shout\", \"arguments\": \"{\\\"text\\\": "
                              "\\\"hello\\\"}\"}, {\"id\": \"p\", \"name\": \"agent__picky\", \"arguments\": "
                              "\"{\\\"task\\\": \\\"x\\\"}\"}]}\n" NATIVE_FINAL(
                                  "success", "shouted") ", \"expect\": [\"TEXT\", \"there is no tool named "
                                                        "'agent__picky'\"]}\n");
-    write_file("picky.jsonl", NATIVE_CALL("s", "shout", "{}") "}\n" NATIVE_FINAL(
+    aw_test_scratch_write("picky.jsonl", NATIVE_CALL("s", "shout", "{}") "}\n" NATIVE_FINAL(
                                   "success", "picky done") ", \"expect\": [\"there is no tool named 'shout'\"]}\n");
-    write_file("boss.jsonl", "{\"text\": \"<ai-agent-" NONCE "-0001 tool=\\\"agent__user\\\">{\\\"task\\\": "
+    aw_test_scratch_write("boss.jsonl", "{\"text\": \"<ai-agent-" NONCE "-0001 tool=\\\"agent__user\\\">{\\\"task\\\": "
                              "\\\"shout\\\"}</ai-agent-" NONCE "-0001><ai-agent-" NONCE "-0002 "
                              "tool=\\\"agent__picky\\\">{\\\"task\\\": \\\"try\\\"}</ai-agent-" NONCE "-0002>\"}\n" XML_FINAL(
                                  "both done") ", \"expect\": [\"shouted\", \"picky done\"]}\n");
     parent p;
     parent_start(&p, "boss.md", "boss.jsonl", echo_tools, 0);
-    const aw_run_result *r = parent_wait(&p);
-    if (r->status != AW_RUN_SUCCESS)
-        fail_msg("%.*s / %s / %s", (int)r->content.len, r->content.ptr, p.seen.results[0], p.seen.results[1]);
+    parent_wait_ok(&p);
     assert_int_equal(p.seen.nresults, 2);
     /* the inherited call is accounted to the sub-agent's session */
     bool found = false;
@@ -406,20 +373,9 @@ static pid_t read_pid(const char *path)
     return (pid_t)pid;
 }
 
-/* Whether pid is a running process (not gone, not a zombie). */
-static bool running(pid_t pid)
-{
-    char path[64], stat[256] = "";
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(stat, 1, sizeof stat - 1, f);
-    fclose(f);
-    stat[n] = 0;
-    const char *close = strrchr(stat, ')');
-    return close && close[1] == ' ' && close[2] != 'Z' && close[2] != 'X';
-}
+/* Whether pid exists: the tool is this process's child, which the
+ * runtime reaps when it kills it, so a killed one is gone, not a zombie. */
+static bool running(pid_t pid) { return kill(pid, 0) == 0; }
 
 static void test_cancel_stops_the_nested_run_and_its_tools(void **state)
 {
@@ -428,17 +384,17 @@ static void test_cancel_stops_the_nested_run_and_its_tools(void **state)
     snprintf(tools, sizeof tools,
              "[{\"name\": \"slow\", \"description\": \"Takes its time.\", \"command\": [\"sh\", \"-c\", "
              "\"echo $$ > %s/slow.pid; exec sleep 60\"]}]",
-             dir);
-    write_file("waiter.md", "---\nname: waiter\nagents: [worker.md]\n---\n");
-    write_file("worker.md", "---\nname: worker\nmodel: replay:worker.jsonl\ntransport: native\n---\n");
-    write_file("worker.jsonl", NATIVE_CALL("s", "slow", "{}") "}\n" NATIVE_FINAL("success", "never") "}\n");
-    write_file("waiter.jsonl", XML_CALL("0001", "agent__worker", "wait") "}\n" XML_FINAL("never") "}\n");
-    unlink(in_dir("slow.pid"));
+             aw_test_scratch_dir());
+    aw_test_scratch_write("waiter.md", "---\nname: waiter\nagents: [worker.md]\n---\n");
+    aw_test_scratch_write("worker.md", "---\nname: worker\nmodel: replay:worker.jsonl\ntransport: native\n---\n");
+    aw_test_scratch_write("worker.jsonl", NATIVE_CALL("s", "slow", "{}") "}\n" NATIVE_FINAL("success", "never") "}\n");
+    aw_test_scratch_write("waiter.jsonl", XML_CALL("0001", "agent__worker", "wait") "}\n" XML_FINAL("never") "}\n");
+    unlink(aw_test_scratch_path("slow.pid"));
     parent p;
     parent_start(&p, "waiter.md", "waiter.jsonl", tools, 0);
     /* until the nested run's tool is running */
     pid_t pid = 0;
-    for (int i = 0; i < 600 && !(pid = read_pid(in_dir("slow.pid"))); i++)
+    for (int i = 0; i < 600 && !(pid = read_pid(aw_test_scratch_path("slow.pid"))); i++)
         assert_int_equal(aw_loop_once(p.loop, 100), 0);
     assert_true(pid > 0);
     assert_true(running(pid));
@@ -458,22 +414,22 @@ static void test_cancel_stops_the_nested_run_and_its_tools(void **state)
 static void test_broken_sub_agent_file(void **state)
 {
     (void)state;
-    write_file("top.md", "---\nagents: [broken.md]\n---\n");
-    write_file("broken.md", "---\nname: broken\nmaxTurns: many\n---\n");
+    aw_test_scratch_write("top.md", "---\nagents: [broken.md]\n---\n");
+    aw_test_scratch_write("broken.md", "---\nname: broken\nmaxTurns: many\n---\n");
     aw_error err;
     aw_loop *l = aw_loop_new(NULL, &err);
     aw_agent_file *f = NULL;
-    assert_int_equal(aw_agent_file_read(in_dir("top.md"), NULL, &f, &err), 0);
+    assert_int_equal(aw_agent_file_read(aw_test_scratch_path("top.md"), NULL, &f, &err), 0);
     aw_agent_env env = {0};
     assert_null(aw_agent_tools_new(l, f, &env, NULL, 0, NULL, 0, NULL, 0, &err));
     assert_int_equal(err.code, AW_EVALID);
     assert_non_null(strstr(err.message, "broken.md:3:11: maxTurns must be a whole number"));
     aw_agent_file_free(f);
     /* two sub-agents of one name */
-    write_file("twins.md", "---\nagents: [t1.md, t2.md]\n---\n");
-    write_file("t1.md", "---\nname: twin\n---\n");
-    write_file("t2.md", "---\nname: twin\n---\n");
-    assert_int_equal(aw_agent_file_read(in_dir("twins.md"), NULL, &f, &err), 0);
+    aw_test_scratch_write("twins.md", "---\nagents: [t1.md, t2.md]\n---\n");
+    aw_test_scratch_write("t1.md", "---\nname: twin\n---\n");
+    aw_test_scratch_write("t2.md", "---\nname: twin\n---\n");
+    assert_int_equal(aw_agent_file_read(aw_test_scratch_path("twins.md"), NULL, &f, &err), 0);
     assert_null(aw_agent_tools_new(l, f, &env, NULL, 0, NULL, 0, NULL, 0, &err));
     assert_non_null(strstr(err.message, "are both named agent__twin"));
     aw_agent_file_free(f);
@@ -492,5 +448,5 @@ int main(void)
         cmocka_unit_test(test_cancel_stops_the_nested_run_and_its_tools),
         cmocka_unit_test(test_broken_sub_agent_file),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, aw_test_scratch_setup, aw_test_scratch_teardown);
 }

@@ -18,50 +18,15 @@
 
 #include "agentwire/agentfile.h"
 #include "failalloc.h"
+#include "scratch.h"
 
-static char dir[256];
-
-static void write_file(const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static const char *in_dir(const char *name)
-{
-    static char path[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
-    return path[k];
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "%s/aw-agentfile.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    assert_non_null(mkdtemp(dir));
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
 
 /* The file read from text, as if it lay in the scratch directory. */
 static aw_agent_file *parse_as(const char *name, const char *text, int want_rc)
 {
     aw_agent_file *f = NULL;
     aw_error err;
-    int rc = aw_agent_file_parse(text, strlen(text), in_dir(name), NULL, &f, &err);
+    int rc = aw_agent_file_parse(text, strlen(text), aw_test_scratch_path(name), NULL, &f, &err);
     assert_int_equal(rc, want_rc);
     assert_non_null(f);
     return f;
@@ -189,7 +154,7 @@ static void test_claude_code_keys_and_forms(void **state)
     assert_string_equal(aw_json_get(fs, "command")->u.str.ptr, "npx");
     assert_string_equal(aw_json_at(aw_json_get(fs, "args"), 2)->u.str.ptr, "8080");
     assert_string_equal(aw_json_get(aw_json_get(fs, "env"), "DEBUG")->u.str.ptr, "1");
-    assert_string_equal(d->mcp[0].base_dir, dir);
+    assert_string_equal(d->mcp[0].base_dir, aw_test_scratch_dir());
     aw_agent_file_free(f);
 }
 
@@ -198,11 +163,11 @@ static void test_claude_code_keys_and_forms(void **state)
 static void test_every_key(void **state)
 {
     (void)state;
-    write_file("helper.md", "---\nname: helper\n---\nHelp.\n");
-    write_file("other.md", "Other.\n");
-    write_file("report.schema.json", "{\"type\": \"object\", \"required\": [\"summary\"]}");
-    write_file("servers.json", "{\"mcpServers\": {\"web\": {\"command\": \"web-server\"}}}");
-    write_file("answer.contract.json", "{\"format\": \"1.0\", \"name\": \"answer\", \"version\": \"1.0.0\", "
+    aw_test_scratch_write("helper.md", "---\nname: helper\n---\nHelp.\n");
+    aw_test_scratch_write("other.md", "Other.\n");
+    aw_test_scratch_write("report.schema.json", "{\"type\": \"object\", \"required\": [\"summary\"]}");
+    aw_test_scratch_write("servers.json", "{\"mcpServers\": {\"web\": {\"command\": \"web-server\"}}}");
+    aw_test_scratch_write("answer.contract.json", "{\"format\": \"1.0\", \"name\": \"answer\", \"version\": \"1.0.0\", "
                                        "\"root\": {\"name\": \"answer\", \"children\": [{\"name\": \"text\", "
                                        "\"text\": {\"required\": true}}]}}");
     aw_agent_file *f = parse("---\n"
@@ -244,11 +209,11 @@ static void test_every_key(void **state)
     assert_string_equal(d->tools[0], "fs__read_file");
     assert_string_equal(d->tools[1], "web__fetch");
     assert_int_equal(d->mcp_count, 1);
-    assert_string_equal(d->mcp[0].origin, in_dir("servers.json"));
+    assert_string_equal(d->mcp[0].origin, aw_test_scratch_path("servers.json"));
     assert_non_null(aw_json_get(aw_json_get(d->mcp[0].config, "mcpServers"), "web"));
     assert_int_equal(d->agent_count, 2);
-    assert_string_equal(d->agents[0], in_dir("helper.md"));
-    assert_string_equal(d->agents[1], in_dir("./other.md"));
+    assert_string_equal(d->agents[0], aw_test_scratch_path("helper.md"));
+    assert_string_equal(d->agents[1], aw_test_scratch_path("./other.md"));
     assert_true(d->has_transport && d->transport == AW_TRANSPORT_XML_FINAL);
     assert_true(d->has_context && d->context == AW_CONTEXT_XML);
     assert_int_equal(d->max_turns, 7);
@@ -281,7 +246,7 @@ static void test_every_key(void **state)
     f = parse_as("my-agent.md",
                  "---\ncontract: answer.contract.json\ntoolTimeout: 1500\nfallback: exec:./answer.sh\n---\n", 0);
     d = aw_agent_file_def(f);
-    assert_string_equal(d->contract, in_dir("answer.contract.json"));
+    assert_string_equal(d->contract, aw_test_scratch_path("answer.contract.json"));
     assert_int_equal(d->tool_timeout_ms, 1500);
     assert_int_equal(d->fallback_count, 1);
     assert_string_equal(d->name, "my-agent");
@@ -370,51 +335,51 @@ static void test_wrong_types_are_placed(void **state)
 static void test_referenced_files_are_placed(void **state)
 {
     (void)state;
-    write_file("broken.json", "{\n  \"type\": \"object\",\n  \"properties\": {,}\n}\n");
+    aw_test_scratch_write("broken.json", "{\n  \"type\": \"object\",\n  \"properties\": {,}\n}\n");
     aw_agent_file *f = parse("---\nschema: broken.json\n---\n", AW_EVALID);
     size_t n = 0;
     const aw_agent_problem *p = aw_agent_file_problems(f, &n);
     assert_int_equal(n, 1);
-    assert_string_equal(p[0].file, in_dir("broken.json"));
+    assert_string_equal(p[0].file, aw_test_scratch_path("broken.json"));
     assert_int_equal(p[0].line, 3);
     assert_int_equal(p[0].column, 18);
     assert_non_null(strstr(p[0].message, "(the schema of"));
     aw_agent_file_free(f);
 
-    write_file("noservers.json", "{\"servers\": 3}");
+    aw_test_scratch_write("noservers.json", "{\"servers\": 3}");
     f = parse("---\nmcpServers: noservers.json\n---\n", AW_EVALID);
     has_problem(f, AW_AGENT_ERROR, 2, 13, "has no \"mcpServers\" object");
     aw_agent_file_free(f);
     /* VS Code's "servers" is read too; a relative cwd starts at that file */
-    mkdir(in_dir("conf"), 0700);
-    write_file("conf/vscode.json", "{\"servers\": {\"x\": {\"command\": \"x\", \"cwd\": \"sub\"}}}");
+    mkdir(aw_test_scratch_path("conf"), 0700);
+    aw_test_scratch_write("conf/vscode.json", "{\"servers\": {\"x\": {\"command\": \"x\", \"cwd\": \"sub\"}}}");
     f = parse("---\nmcpServers: [conf/vscode.json]\n---\n", 0);
     assert_int_equal(aw_agent_file_def(f)->mcp_count, 1);
-    assert_string_equal(aw_agent_file_def(f)->mcp[0].base_dir, in_dir("conf"));
+    assert_string_equal(aw_agent_file_def(f)->mcp[0].base_dir, aw_test_scratch_path("conf"));
     aw_agent_file_free(f);
 
-    write_file("bad.contract.json", "{\"name\": 1}");
+    aw_test_scratch_write("bad.contract.json", "{\"name\": 1}");
     f = parse("---\ncontract: bad.contract.json\n---\n", AW_EVALID);
     p = aw_agent_file_problems(f, &n);
     assert_int_equal(n, 1);
-    assert_string_equal(p[0].file, in_dir("bad.contract.json"));
+    assert_string_equal(p[0].file, aw_test_scratch_path("bad.contract.json"));
     aw_agent_file_free(f);
 
-    write_file("twice.md", "x");
+    aw_test_scratch_write("twice.md", "x");
     f = parse("---\nagents: [twice.md, ./twice.md, twice.md]\n---\n", AW_EVALID);
     has_problem(f, AW_AGENT_ERROR, 2, 32, "agents: 'twice.md' is listed twice");
     aw_agent_file_free(f);
 
     /* a FIFO where a file belongs is refused at once, never read */
-    assert_int_equal(mkfifo(in_dir("fifo.json"), 0600), 0);
+    assert_int_equal(mkfifo(aw_test_scratch_path("fifo.json"), 0600), 0);
     f = parse("---\nschema: fifo.json\n---\n", AW_EVALID);
     has_problem(f, AW_AGENT_ERROR, 2, 9, "not a regular file");
     aw_agent_file_free(f);
     aw_error err;
-    assert_int_not_equal(aw_agent_file_read(in_dir("fifo.json"), NULL, &f, &err), 0);
+    assert_int_not_equal(aw_agent_file_read(aw_test_scratch_path("fifo.json"), NULL, &f, &err), 0);
     assert_null(f);
     assert_non_null(strstr(err.message, "not a regular file"));
-    assert_int_not_equal(aw_agent_file_read(in_dir("absent.md"), NULL, &f, &err), 0);
+    assert_int_not_equal(aw_agent_file_read(aw_test_scratch_path("absent.md"), NULL, &f, &err), 0);
     assert_non_null(strstr(err.message, "absent.md: No such file or directory"));
 }
 
@@ -483,6 +448,12 @@ static void test_frontmatter_shapes(void **state)
     assert_int_equal(aw_agent_file_def(f)->max_turns, 2);
     assert_string_equal(aw_agent_file_def(f)->system_prompt, "Line one.\r\nLine two.");
     aw_agent_file_free(f);
+    /* lines are counted as editors count them, by LF: libyaml also breaks
+     * lines at a lone CR and at U+2028, which must not move the places */
+    f = parse("---\nname: a\rmaxTurns: [1]\ndescription: \"x\xE2\x80\xA8y\"\ntemperature: 3\n---\n", AW_EVALID);
+    has_problem(f, AW_AGENT_ERROR, 2, 19, "maxTurns");
+    has_problem(f, AW_AGENT_ERROR, 4, 14, "temperature");
+    aw_agent_file_free(f);
     /* the frontmatter's lines are the file's: an error on the file's line 4 */
     f = parse("---\nname: a\ndescription: b\nmaxTurns: []\n---\n", AW_EVALID);
     has_problem(f, AW_AGENT_ERROR, 4, 11, "maxTurns");
@@ -527,12 +498,12 @@ static void test_hostile_input_is_bounded(void **state)
     assert_int_equal(aw_agent_file_parse(huge, big, "huge.md", NULL, &f, &err), AW_EVALID);
     has_problem(f, AW_AGENT_ERROR, 0, 0, "larger than 4 MiB");
     aw_agent_file_free(f);
-    FILE *out = fopen(in_dir("huge.md"), "w");
+    FILE *out = fopen(aw_test_scratch_path("huge.md"), "w");
     assert_non_null(out);
     fwrite(huge, 1, big, out);
     fclose(out);
     free(huge);
-    assert_int_equal(aw_agent_file_read(in_dir("huge.md"), NULL, &f, &err), AW_ELIMIT);
+    assert_int_equal(aw_agent_file_read(aw_test_scratch_path("huge.md"), NULL, &f, &err), AW_ELIMIT);
     assert_null(f);
     /* a NUL byte in the frontmatter */
     const char nul[] = "---\nname: a\0b\n---\n";
@@ -585,7 +556,7 @@ static void test_models_resolve(void **state)
         aw_agent_def def;
         memset(&def, 0, sizeof def);
         def.path = "x.md";
-        def.dir = dir;
+        def.dir = aw_test_scratch_dir();
         def.model = c->model;
         const char *fb[1] = {c->fallback};
         def.fallbacks = fb;
@@ -608,7 +579,7 @@ static void test_models_resolve(void **state)
         char want[512];
         const char *d = strstr(c->want, "DIR");
         if (d)
-            snprintf(want, sizeof want, "%.*s%s%s", (int)(d - c->want), c->want, dir, d + 3);
+            snprintf(want, sizeof want, "%.*s%s%s", (int)(d - c->want), c->want, aw_test_scratch_dir(), d + 3);
         else
             snprintf(want, sizeof want, "%s", c->want);
         if (strcmp(got, want))
@@ -656,16 +627,16 @@ static void collect(void *ctx, const aw_agent_problem *p)
 static void test_check_walks_the_tree(void **state)
 {
     (void)state;
-    mkdir(in_dir("tree"), 0700);
-    write_file("tree/a.md", "---\nname: a\nagents: [b.md, c.md]\n---\n");
-    write_file("tree/b.md", "---\nname: b\nagents: [a.md, d.md]\nmaxTurns: nine\n---\n");
-    write_file("tree/c.md", "---\nname: c\nagents: [d.md]\n---\n");
-    write_file("tree/d.md", "---\nname: d\nagents: [e.md]\ncolor: red\n---\n");
-    write_file("tree/e.md", "---\nname: e\n---\n");
+    mkdir(aw_test_scratch_path("tree"), 0700);
+    aw_test_scratch_write("tree/a.md", "---\nname: a\nagents: [b.md, c.md]\n---\n");
+    aw_test_scratch_write("tree/b.md", "---\nname: b\nagents: [a.md, d.md]\nmaxTurns: nine\n---\n");
+    aw_test_scratch_write("tree/c.md", "---\nname: c\nagents: [d.md]\n---\n");
+    aw_test_scratch_write("tree/d.md", "---\nname: d\nagents: [e.md]\ncolor: red\n---\n");
+    aw_test_scratch_write("tree/e.md", "---\nname: e\n---\n");
     collected c;
     memset(&c, 0, sizeof c);
     aw_error err;
-    assert_int_equal(aw_agent_check(in_dir("tree/a.md"), 2, NULL, collect, &c, &err), AW_EVALID);
+    assert_int_equal(aw_agent_check(aw_test_scratch_path("tree/a.md"), 2, NULL, collect, &c, &err), AW_EVALID);
     const char *want = "b.md:4:11: maxTurns must be a whole number from 1 to 100000, not 'nine'\n"
                        "b.md:3:9: warning: agents: a -> b -> a is a cycle: the run refuses that call (an agent may "
                        "not call itself)\n"
@@ -679,18 +650,18 @@ static void test_check_walks_the_tree(void **state)
     assert_int_equal(c.warnings, 3);
 
     /* two sub-agents of one name */
-    write_file("tree/dup.md", "---\nagents: [e.md, e2.md]\n---\n");
-    write_file("tree/e2.md", "---\nname: e\n---\n");
+    aw_test_scratch_write("tree/dup.md", "---\nagents: [e.md, e2.md]\n---\n");
+    aw_test_scratch_write("tree/e2.md", "---\nname: e\n---\n");
     memset(&c, 0, sizeof c);
-    assert_int_equal(aw_agent_check(in_dir("tree/dup.md"), 0, NULL, collect, &c, &err), AW_EVALID);
+    assert_int_equal(aw_agent_check(aw_test_scratch_path("tree/dup.md"), 0, NULL, collect, &c, &err), AW_EVALID);
     assert_non_null(strstr(c.text, "are both offered as agent__e"));
     /* a clean tree */
     memset(&c, 0, sizeof c);
-    assert_int_equal(aw_agent_check(in_dir("tree/e.md"), 0, NULL, collect, &c, &err), 0);
+    assert_int_equal(aw_agent_check(aw_test_scratch_path("tree/e.md"), 0, NULL, collect, &c, &err), 0);
     assert_string_equal(c.text, "");
     /* an unreadable top file */
     memset(&c, 0, sizeof c);
-    assert_int_equal(aw_agent_check(in_dir("tree/none.md"), 0, NULL, collect, &c, &err), AW_EVALID);
+    assert_int_equal(aw_agent_check(aw_test_scratch_path("tree/none.md"), 0, NULL, collect, &c, &err), AW_EVALID);
     assert_non_null(strstr(c.text, "none.md:0:0: "));
 }
 
@@ -727,7 +698,7 @@ static int parse_under(const aw_allocator *a, void *ctx)
     aw_agent_read_options ro = {.alloc = a};
     aw_agent_file *f = NULL;
     aw_error err;
-    int rc = aw_agent_file_parse(full_text, strlen(full_text), in_dir("full.md"), &ro, &f, &err);
+    int rc = aw_agent_file_parse(full_text, strlen(full_text), aw_test_scratch_path("full.md"), &ro, &f, &err);
     if (rc)
         return rc;
     aw_buf got;
@@ -744,9 +715,9 @@ static int parse_under(const aw_allocator *a, void *ctx)
 static void test_allocation_failures(void **state)
 {
     (void)state;
-    write_file("full.schema.json", "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"array\"}}}");
-    write_file("full.servers.json", "{\"mcpServers\": {\"web\": {\"command\": \"w\", \"args\": [\"1\"]}}}");
-    write_file("full.helper.md", "Help.\n");
+    aw_test_scratch_write("full.schema.json", "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"array\"}}}");
+    aw_test_scratch_write("full.servers.json", "{\"mcpServers\": {\"web\": {\"command\": \"w\", \"args\": [\"1\"]}}}");
+    aw_test_scratch_write("full.helper.md", "Help.\n");
     full_text = "---\n"
                 "name: full\n"
                 "description: Every key there is.\n"
@@ -791,5 +762,5 @@ int main(void)
         cmocka_unit_test(test_check_walks_the_tree),
         cmocka_unit_test(test_allocation_failures),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, aw_test_scratch_setup, aw_test_scratch_teardown);
 }

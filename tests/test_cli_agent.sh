@@ -99,6 +99,9 @@ else
     has "$T/mcp.md:4:5: warning: mcpServers: not checked: this build of agentwire has no MCP client" "check: said plainly" "$T/err"
 fi
 
+# the README's examples stay valid
+run 0 "check: the README's example agents" agent check "$SRC/examples/agents/lead.md"
+has "lead.md: ok" "check: the README's example agents, ok" "$T/out"
 run 2 "check: no file" agent check
 run 2 "check: --max-depth 0" agent check --max-depth 0 "$T/reviewer.md"
 run 0 "agent --help" agent --help
