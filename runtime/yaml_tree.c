@@ -32,6 +32,11 @@ typedef struct reader {
     aw_yaml_node *root;
     bool have_document;
     aw_error *err;
+    /* Where the last position asked for lies: libyaml counts characters
+     * and takes a lone CR (and NEL, LS, PS) for a line break; positions
+     * are given as editors show them, lines ended by LF only. Events come
+     * in the text's order, so walking on from the last one is linear. */
+    size_t at_char, at_byte, at_line, at_column;
 } reader;
 
 /* ---- errors ------------------------------------------------------------------ */
@@ -57,7 +62,28 @@ static int fail_at(reader *r, int code, size_t line, size_t column, const char *
     return code;
 }
 
-static size_t file_line(const reader *r, const yaml_mark_t *m) { return m->line + 1 + r->line_offset; }
+/* The line and column (1-based, in characters) of libyaml's mark. */
+static void position(reader *r, const yaml_mark_t *m, size_t *line, size_t *column)
+{
+    if (m->index < r->at_char) {
+        r->at_char = r->at_byte = 0;
+        r->at_line = r->at_column = 1;
+    }
+    while (r->at_char < m->index && r->at_byte < r->len) {
+        unsigned char c = (unsigned char)r->text[r->at_byte];
+        size_t width = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+        if (c == '\n') {
+            r->at_line++;
+            r->at_column = 1;
+        } else {
+            r->at_column++;
+        }
+        r->at_byte += width <= r->len - r->at_byte ? width : r->len - r->at_byte;
+        r->at_char++;
+    }
+    *line = r->at_line + r->line_offset;
+    *column = r->at_column;
+}
 
 /* libyaml's reader reports a byte offset, not a mark: count the lines and
  * characters before it. */
@@ -100,12 +126,14 @@ static int parser_error(reader *r, const yaml_parser_t *p)
         offset_position(r, p->problem_offset, &line, &column);
         return fail_at(r, AW_ESYNTAX, line, column, "YAML: %s", p->problem ? p->problem : "unreadable text");
     }
-    line = file_line(r, &p->problem_mark);
-    column = p->problem_mark.column + 1;
-    if (p->context && (p->context_mark.line != p->problem_mark.line || p->context_mark.column != p->problem_mark.column))
+    size_t context_line = 0, context_column = 0;
+    if (p->context)
+        position(r, &p->context_mark, &context_line, &context_column);
+    position(r, &p->problem_mark, &line, &column);
+    if (p->context && (context_line != line || context_column != column))
         return fail_at(r, AW_ESYNTAX, line, column, "YAML: %s (%s at line %zu, column %zu)%s",
-                       p->problem ? p->problem : "malformed", p->context, file_line(r, &p->context_mark),
-                       p->context_mark.column + 1, hint_for(p->problem));
+                       p->problem ? p->problem : "malformed", p->context, context_line, context_column,
+                       hint_for(p->problem));
     return fail_at(r, AW_ESYNTAX, line, column, "YAML: %s%s", p->problem ? p->problem : "malformed",
                    hint_for(p->problem));
 }
@@ -254,8 +282,10 @@ static int type_scalar(reader *r, aw_yaml_node *n, const yaml_event_t *ev)
 
 static aw_yaml_node *new_node(reader *r, aw_yaml_kind kind, const yaml_mark_t *m)
 {
+    size_t line, column;
+    position(r, m, &line, &column);
     if (++r->nodes > r->max_nodes) {
-        fail_at(r, AW_ELIMIT, file_line(r, m), m->column + 1, "YAML: more than %zu values", r->max_nodes);
+        fail_at(r, AW_ELIMIT, line, column, "YAML: more than %zu values", r->max_nodes);
         return NULL;
     }
     aw_yaml_node *n = aw_arena_alloc(r->arena, sizeof *n);
@@ -265,8 +295,8 @@ static aw_yaml_node *new_node(reader *r, aw_yaml_kind kind, const yaml_mark_t *m
     }
     memset(n, 0, sizeof *n);
     n->kind = kind;
-    n->line = file_line(r, m);
-    n->column = m->column + 1;
+    n->line = line;
+    n->column = column;
     return n;
 }
 
@@ -295,9 +325,11 @@ static int attach(reader *r, aw_yaml_node *n)
 
 static int open_collection(reader *r, aw_yaml_kind kind, const yaml_mark_t *m)
 {
-    if (r->depth >= r->max_depth)
-        return fail_at(r, AW_ELIMIT, file_line(r, m), m->column + 1, "YAML: nested deeper than %zu levels",
-                       r->max_depth);
+    if (r->depth >= r->max_depth) {
+        size_t line, column;
+        position(r, m, &line, &column);
+        return fail_at(r, AW_ELIMIT, line, column, "YAML: nested deeper than %zu levels", r->max_depth);
+    }
     aw_yaml_node *n = new_node(r, kind, m);
     if (!n)
         return r->err ? r->err->code : AW_ENOMEM;
@@ -392,15 +424,18 @@ static int on_scalar(reader *r, const yaml_event_t *ev)
 static int on_event(reader *r, const yaml_event_t *ev)
 {
     const yaml_mark_t *m = &ev->start_mark;
+    size_t line, column;
     switch (ev->type) {
     case YAML_DOCUMENT_START_EVENT:
+        position(r, m, &line, &column);
         if (r->have_document)
-            return fail_at(r, AW_ESYNTAX, file_line(r, m), m->column + 1, "YAML: only one document is allowed here");
+            return fail_at(r, AW_ESYNTAX, line, column, "YAML: only one document is allowed here");
         r->have_document = true;
         return 0;
     case YAML_ALIAS_EVENT:
-        return fail_at(r, AW_ESYNTAX, file_line(r, m), m->column + 1,
-                       "YAML: aliases (*%s) are not supported: write the value out", (const char *)ev->data.alias.anchor);
+        position(r, m, &line, &column);
+        return fail_at(r, AW_ESYNTAX, line, column, "YAML: aliases (*%s) are not supported: write the value out",
+                       (const char *)ev->data.alias.anchor);
     case YAML_SCALAR_EVENT:
         return on_scalar(r, ev);
     case YAML_SEQUENCE_START_EVENT:
@@ -430,6 +465,7 @@ int aw_yaml_read(const char *text, size_t len, const aw_yaml_options *opts, aw_a
     r.line_offset = opts ? opts->line_offset : 0;
     r.max_depth = opts && opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
     r.max_nodes = opts && opts->max_nodes ? opts->max_nodes : DEFAULT_MAX_NODES;
+    r.at_line = r.at_column = 1;
 
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p))
