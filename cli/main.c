@@ -21,6 +21,10 @@ static const char main_help[] =
     "             parse to typed JSON, build, system prompt\n"
     "  snapshot   slim agent-state snapshots and restore\n"
     "  envelope   agent runtime events -> UI event envelopes\n"
+    "  run        run an agent: a model, tools, a final report (stored as a session)\n"
+    "  resume     continue a session's cut run from its last stored step\n"
+    "  sessions   list, show, export, remove stored sessions\n"
+    "  chat       one exchange of a conversation with memory (<llmQuery>/<llmResponse>)\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -40,6 +44,9 @@ static const group groups[] = {
     {"snapshot", cli_snapshot},
     {"envelope", cli_envelope},
     {"run", cli_run},
+    {"resume", cli_resume},
+    {"sessions", cli_sessions},
+    {"chat", cli_chat},
 };
 
 int main(int argc, char **argv) {
