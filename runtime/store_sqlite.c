@@ -198,7 +198,7 @@ static int sqlite_query(aw_store *s, const char *sql, const aw_sv *params, size_
                         aw_error *err)
 {
     s->retryable = false;
-    sqlite3_stmt *st;
+    sqlite3_stmt *st = NULL;
     int rc = prepare(s, sql, &st, err);
     if (rc)
         return rc;
