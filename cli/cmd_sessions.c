@@ -18,8 +18,9 @@ static const char sessions_help[] =
     "sqlite:$XDG_DATA_HOME/agentwire/sessions.db).\n"
     "\n"
     "Commands:\n"
-    "  list [--status S] [--agent A] [--since T] [--limit N] [--json]\n"
-    "        newest first; S: running, completed, failed, interrupted;\n"
+    "  list [--status S] [--agent A] [--since T] [--limit N|--all] [--json]\n"
+    "        newest first, 50 unless --limit or --all; S: running, completed,\n"
+    "        failed, interrupted;\n"
     "        T: a date (2026-01-16, 2026-01-16T10:00:00Z) or a time ago (30m, 2h, 7d)\n"
     "  show ID [--json]\n"
     "        turns, tools, tokens, cost, status, the final report; for a\n"
@@ -141,6 +142,7 @@ static int cmd_list(cli_args *a)
     const char *url = NULL, *opt;
     aw_session_filter f;
     memset(&f, 0, sizeof f);
+    f.limit = 50; /* a page: the newest; --all for every one */
     bool json = false;
     while ((opt = cli_next_opt(a))) {
         const char *v;
@@ -153,6 +155,8 @@ static int cmd_list(cli_args *a)
             return CLI_OK;
         } else if (!strcmp(opt, "--json")) {
             json = true;
+        } else if (!strcmp(opt, "--all")) {
+            f.limit = 0;
         } else if (!strcmp(opt, "--status") || !strcmp(opt, "--agent") || !strcmp(opt, "--kind")) {
             if (!(v = cli_opt_value(a, opt)))
                 return CLI_USAGE;

@@ -438,12 +438,19 @@ static int counters_row(void *ctx, const aw_sv *cols, size_t n)
     return k->steps < 0 || k->events < 0 || k->accounting < 0 ? AW_STORE_ECORRUPT : 0;
 }
 
-/* Rows of one table in batches of 64, 16, 4 and 1 (four statements, each
- * prepared once), so a step costs a few round trips, not one per row. */
+/* Rows of one table in a few multi-row INSERTs, so a step costs a few
+ * round trips, not one per row. SQLite: batches of 64, 16, 4 and 1 (four
+ * statements, each prepared once and cached). PostgreSQL: all of a step's
+ * rows in one statement (up to 64), since each statement is a round trip
+ * and is parsed anyway. */
 static int insert_rows(aw_store *s, const char *table, const char *id, int64_t first_seq, int64_t step_seq,
                        const char *text, const row_text *rows, size_t n, aw_error *err)
 {
-    static const size_t sizes[] = {64, 16, 4, 1};
+    size_t sizes[] = {64, 16, 4, 1};
+    if (s->drv->dialect == DIALECT_POSTGRES) {
+        sizes[1] = n % 64; /* the rest after the full batches, in one */
+        sizes[2] = sizes[3] = 0;
+    }
     aw_sv params[64 * 5];
     aw_buf sql;
     aw_buf_init(&sql, s->alloc);
@@ -451,6 +458,8 @@ static int insert_rows(aw_store *s, const char *table, const char *id, int64_t f
     int rc = 0;
     for (size_t k = 0; k < 4 && !rc; k++) {
         size_t size = sizes[k];
+        if (!size)
+            continue;
         if (n - done < size)
             continue;
         aw_buf_clear(&sql);

@@ -61,9 +61,9 @@ $A sessions list --store "$S" --since yesterday-ish >/dev/null 2>"$T/err"
 check "list --since malformed" '[ $? = 2 ]'
 
 # ---- --no-store ----------------------------------------------------------------------
-before=$($A sessions list --store "$S" --json | grep -o '"id"' | wc -l)
+before=$($A sessions list --store "$S" --all --json | grep -o '"id"' | wc -l)
 $RUN --no-store --model "replay:$T/replay.jsonl" "no record" >/dev/null 2>&1
-after=$($A sessions list --store "$S" --json | grep -o '"id"' | wc -l)
+after=$($A sessions list --store "$S" --all --json | grep -o '"id"' | wc -l)
 check "--no-store keeps nothing" '[ "$before" = "$after" ]'
 
 # ---- --session: a new task on a finished session -------------------------------------
