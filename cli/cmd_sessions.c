@@ -114,12 +114,35 @@ static void format_time(int64_t ms, char *out, size_t cap)
 /* The store named by --store (taken out of the arguments by the caller). */
 static aw_store *open_store(const char *url, bool read_only) { return cli_store_open(url, read_only); }
 
-/* --store URL among a command's options; -1 when opt is something else. */
-static int store_option(cli_args *a, const char *opt, const char **url)
+/* The options every command takes: --store URL and --help. TAKEN to go
+ * on, -1 for another option, else the exit status. */
+enum { TAKEN = -2 };
+static int common_option(cli_args *a, const char *opt, const char **url)
 {
+    if (cli_is_help(opt)) {
+        fputs(sessions_help, stdout);
+        return CLI_OK;
+    }
     if (strcmp(opt, "--store") != 0)
         return -1;
-    return (*url = cli_opt_value(a, opt)) ? 0 : CLI_USAGE;
+    return (*url = cli_opt_value(a, opt)) ? TAKEN : CLI_USAGE;
+}
+
+/* A command's own options: TAKEN, or the exit status of a usage error. */
+typedef int (*own_option_fn)(void *ctx, cli_args *a, const char *opt);
+
+/* Every option of a command: -1 to go on, else the exit status. */
+static int read_options(cli_args *a, const char **url, own_option_fn own, void *ctx)
+{
+    const char *opt;
+    while ((opt = cli_next_opt(a))) {
+        int rc = common_option(a, opt, url);
+        if (rc == -1)
+            rc = own ? own(ctx, a, opt) : cli_usage_error(a, "unknown option '%s'", opt);
+        if (rc != TAKEN)
+            return rc;
+    }
+    return -1;
 }
 
 /* ---- list ------------------------------------------------------------------------ */
@@ -137,46 +160,51 @@ static void one_line(const char *s, size_t max, char *out, size_t cap)
     out[k] = 0;
 }
 
+typedef struct list_opts {
+    aw_session_filter f;
+    bool json;
+} list_opts;
+
+static int list_option(void *ctx, cli_args *a, const char *opt)
+{
+    list_opts *o = ctx;
+    const char *v;
+    if (!strcmp(opt, "--json")) {
+        o->json = true;
+    } else if (!strcmp(opt, "--all")) {
+        o->f.limit = 0;
+    } else if (!strcmp(opt, "--status") || !strcmp(opt, "--agent") || !strcmp(opt, "--kind")) {
+        if (!(v = cli_opt_value(a, opt)))
+            return CLI_USAGE;
+        *(opt[2] == 's' ? &o->f.status : opt[2] == 'a' ? &o->f.agent : &o->f.kind) = v;
+    } else if (!strcmp(opt, "--since")) {
+        if (!(v = cli_opt_value(a, opt)))
+            return CLI_USAGE;
+        if ((o->f.since_ms = parse_since(v)) < 0)
+            return cli_usage_error(a, "--since wants a date (2026-01-16, 2026-01-16T10:00Z) or an age (2h, 7d), not '%s'",
+                                   v);
+    } else if (!strcmp(opt, "--limit")) {
+        long n;
+        if (!(v = cli_opt_value(a, opt)) || (n = cli_opt_long(opt, v, 1, 1000000000)) < 0)
+            return CLI_USAGE;
+        o->f.limit = (size_t)n;
+    } else {
+        return cli_usage_error(a, "unknown option '%s'", opt);
+    }
+    return TAKEN;
+}
+
 static int cmd_list(cli_args *a)
 {
-    const char *url = NULL, *opt;
-    aw_session_filter f;
-    memset(&f, 0, sizeof f);
-    f.limit = 50; /* a page: the newest; --all for every one */
-    bool json = false;
-    while ((opt = cli_next_opt(a))) {
-        const char *v;
-        int rc = store_option(a, opt, &url);
-        if (rc >= 0) {
-            if (rc)
-                return rc;
-        } else if (cli_is_help(opt)) {
-            fputs(sessions_help, stdout);
-            return CLI_OK;
-        } else if (!strcmp(opt, "--json")) {
-            json = true;
-        } else if (!strcmp(opt, "--all")) {
-            f.limit = 0;
-        } else if (!strcmp(opt, "--status") || !strcmp(opt, "--agent") || !strcmp(opt, "--kind")) {
-            if (!(v = cli_opt_value(a, opt)))
-                return CLI_USAGE;
-            *(opt[2] == 's' ? &f.status : opt[2] == 'a' ? &f.agent : &f.kind) = v;
-        } else if (!strcmp(opt, "--since")) {
-            if (!(v = cli_opt_value(a, opt)))
-                return CLI_USAGE;
-            if ((f.since_ms = parse_since(v)) < 0)
-                return cli_usage_error(a, "--since wants a date (2026-01-16, 2026-01-16T10:00Z) or an age (2h, 7d), not "
-                                          "'%s'",
-                                       v);
-        } else if (!strcmp(opt, "--limit")) {
-            long n;
-            if (!(v = cli_opt_value(a, opt)) || (n = cli_opt_long(opt, v, 1, 1000000000)) < 0)
-                return CLI_USAGE;
-            f.limit = (size_t)n;
-        } else {
-            return cli_usage_error(a, "unknown option '%s'", opt);
-        }
-    }
+    const char *url = NULL;
+    list_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.f.limit = 50; /* a page: the newest; --all for every one */
+    int orc = read_options(a, &url, list_option, &lo);
+    if (orc >= 0)
+        return orc;
+    aw_session_filter f = lo.f;
+    bool json = lo.json;
     if (a->nfiles)
         return cli_usage_error(a, "list takes no argument");
     aw_store *s = open_store(url, true);
@@ -306,24 +334,21 @@ static int show_json(aw_store *s, const char *id, aw_json_doc *d)
     return rc ? CLI_REJECTED : CLI_OK;
 }
 
+static int json_option(void *ctx, cli_args *a, const char *opt)
+{
+    if (strcmp(opt, "--json") != 0)
+        return cli_usage_error(a, "unknown option '%s'", opt);
+    *(bool *)ctx = true;
+    return TAKEN;
+}
+
 static int cmd_show(cli_args *a)
 {
-    const char *url = NULL, *opt;
+    const char *url = NULL;
     bool json = false;
-    while ((opt = cli_next_opt(a))) {
-        int rc = store_option(a, opt, &url);
-        if (rc >= 0) {
-            if (rc)
-                return rc;
-        } else if (cli_is_help(opt)) {
-            fputs(sessions_help, stdout);
-            return CLI_OK;
-        } else if (!strcmp(opt, "--json")) {
-            json = true;
-        } else {
-            return cli_usage_error(a, "unknown option '%s'", opt);
-        }
-    }
+    int orc = read_options(a, &url, json_option, &json);
+    if (orc >= 0)
+        return orc;
     if (!a->file || a->nfiles > 1)
         return cli_usage_error(a, "show takes one session ID");
     aw_store *s = open_store(url, true);
@@ -425,24 +450,19 @@ static int export_thread(const aw_json_value *list)
     return rc ? CLI_REJECTED : CLI_OK;
 }
 
+static int as_option(void *ctx, cli_args *a, const char *opt)
+{
+    if (strcmp(opt, "--as") != 0)
+        return cli_usage_error(a, "unknown option '%s'", opt);
+    return (*(const char **)ctx = cli_opt_value(a, opt)) ? TAKEN : CLI_USAGE;
+}
+
 static int cmd_export(cli_args *a)
 {
-    const char *url = NULL, *as = NULL, *opt;
-    while ((opt = cli_next_opt(a))) {
-        int rc = store_option(a, opt, &url);
-        if (rc >= 0) {
-            if (rc)
-                return rc;
-        } else if (cli_is_help(opt)) {
-            fputs(sessions_help, stdout);
-            return CLI_OK;
-        } else if (!strcmp(opt, "--as")) {
-            if (!(as = cli_opt_value(a, opt)))
-                return CLI_USAGE;
-        } else {
-            return cli_usage_error(a, "unknown option '%s'", opt);
-        }
-    }
+    const char *url = NULL, *as = NULL;
+    int orc = read_options(a, &url, as_option, &as);
+    if (orc >= 0)
+        return orc;
     if (!a->file || a->nfiles > 1)
         return cli_usage_error(a, "export takes one session ID");
     if (!as || (strcmp(as, "thread") && strcmp(as, "events") && strcmp(as, "snapshot") && strcmp(as, "accounting")))
@@ -517,28 +537,25 @@ static int cmd_rm(cli_args *a)
     return rc;
 }
 
+static int age_option(void *ctx, cli_args *a, const char *opt)
+{
+    if (strcmp(opt, "--older-than") != 0)
+        return cli_usage_error(a, "unknown option '%s'", opt);
+    const char *v = cli_opt_value(a, opt);
+    if (!v)
+        return CLI_USAGE;
+    if ((*(int64_t *)ctx = parse_age(v)) < 0)
+        return cli_usage_error(a, "--older-than wants a duration such as 30m, 12h or 7d, not '%s'", v);
+    return TAKEN;
+}
+
 static int cmd_gc(cli_args *a)
 {
-    const char *url = NULL, *opt;
+    const char *url = NULL;
     int64_t age = -1;
-    while ((opt = cli_next_opt(a))) {
-        int rc = store_option(a, opt, &url);
-        if (rc >= 0) {
-            if (rc)
-                return rc;
-        } else if (cli_is_help(opt)) {
-            fputs(sessions_help, stdout);
-            return CLI_OK;
-        } else if (!strcmp(opt, "--older-than")) {
-            const char *v = cli_opt_value(a, opt);
-            if (!v)
-                return CLI_USAGE;
-            if ((age = parse_age(v)) < 0)
-                return cli_usage_error(a, "--older-than wants a duration such as 30m, 12h or 7d, not '%s'", v);
-        } else {
-            return cli_usage_error(a, "unknown option '%s'", opt);
-        }
-    }
+    int orc = read_options(a, &url, age_option, &age);
+    if (orc >= 0)
+        return orc;
     if (age < 0)
         return cli_usage_error(a, "how old? (--older-than DURATION)");
     if (a->nfiles)

@@ -258,6 +258,22 @@ static const entry **ranked(const aw_allocator *a, const entries *e, size_t max,
     return list;
 }
 
+/* The end of aw_memory_json and aw_memory_query: the ranked lists freed,
+ * the document handed over (rc 0) or freed. */
+static int hand_over(const aw_memory *m, const entry **subs, const entry **kws, aw_json_doc *d, aw_json_value *root,
+                     int rc, aw_json_doc **out)
+{
+    aw_free(m->alloc, subs);
+    aw_free(m->alloc, kws);
+    if (rc) {
+        aw_json_doc_free(d);
+        return AW_ENOMEM;
+    }
+    aw_json_doc_set_root(d, root);
+    *out = d;
+    return 0;
+}
+
 int aw_memory_json(const aw_memory *m, aw_json_doc **out)
 {
     size_t ns = 0, nk = 0;
@@ -283,15 +299,7 @@ int aw_memory_json(const aw_memory *m, aw_json_doc **out)
     rc = rc || aw_json_object_set(d, root, "subjects", 8, sa) || aw_json_object_set(d, root, "keywords", 8, ka) ||
          aw_json_object_set_string(d, root, "summary", m->summary.data ? m->summary.data : "", m->summary.len) ||
          aw_json_object_set_int(d, root, "exchanges", (int64_t)m->exchanges);
-    aw_free(m->alloc, subs);
-    aw_free(m->alloc, kws);
-    if (rc) {
-        aw_json_doc_free(d);
-        return AW_ENOMEM;
-    }
-    aw_json_doc_set_root(d, root);
-    *out = d;
-    return 0;
+    return hand_over(m, subs, kws, d, root, rc, out);
 }
 
 int aw_memory_query(const aw_memory *m, const char *topic, int64_t message_count, const char *message,
@@ -317,13 +325,5 @@ int aw_memory_query(const aw_memory *m, const char *topic, int64_t message_count
          aw_json_object_set_int(d, ctx, "messageCount", message_count) ||
          (ns && aw_json_object_set(d, ctx, "activeSubjects", 14, sa)) ||
          (nk && aw_json_object_set(d, ctx, "recentKeywords", 14, ka)) || aw_json_object_set(d, root, "context", 7, ctx);
-    aw_free(m->alloc, subs);
-    aw_free(m->alloc, kws);
-    if (rc) {
-        aw_json_doc_free(d);
-        return AW_ENOMEM;
-    }
-    aw_json_doc_set_root(d, root);
-    *out = d;
-    return 0;
+    return hand_over(m, subs, kws, d, root, rc, out);
 }
