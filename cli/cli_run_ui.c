@@ -33,7 +33,7 @@ struct cli_run_ui {
     aw_run *run;
     bool done;
     int signal_seen;
-    char status[512];
+    char status[1024]; /* room for every part at its longest: no -Wformat-truncation in Release */
     bool status_shown;
     aw_run_progress last; /* the scalar parts of the last progress */
     char phase[48];
