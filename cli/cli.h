@@ -112,6 +112,9 @@ int cli_transport(int argc, char **argv);
 int cli_snapshot(int argc, char **argv);
 int cli_envelope(int argc, char **argv);
 int cli_run(int argc, char **argv);
+int cli_resume(int argc, char **argv);
+int cli_sessions(int argc, char **argv);
+int cli_chat(int argc, char **argv);
 int cli_agent(int argc, char **argv);
 
 #endif

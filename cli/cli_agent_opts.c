@@ -159,7 +159,8 @@ int cli_agent_apply(cli_args *a, run_opts *o)
 int cli_agent_system(const run_opts *o, aw_buf *system)
 {
     const cli_agent_opts *ag = &o->agent;
-    if (!ag->file || given(ag, SYSTEM))
+    /* --system wins; a continued session's stored prompt holds the body already */
+    if (!ag->file || given(ag, SYSTEM) || o->system_text)
         return 0;
     return aw_buf_append_str(system, aw_agent_file_def(ag->file)->system_prompt);
 }

@@ -40,7 +40,8 @@ int cli_agent_option(cli_args *a, const char *opt, cli_agent_opts *ag);
  * FILE:LINE:COL: message) and fill every option the command line did not
  * give. -1 to go on, else the exit status. */
 int cli_agent_apply(cli_args *a, struct run_opts *o);
-/* The file's body as the system prompt, when --system is not given. */
+/* The file's body as the system prompt, when --system is not given (nor
+ * a continued session's prompt). */
 int cli_agent_system(const struct run_opts *o, aw_buf *system);
 /* The file's schema, when --schema is not given (NULL when none). */
 const aw_json_value *cli_agent_schema(const struct run_opts *o);

@@ -30,6 +30,11 @@ static const char main_help[] =
     "\n"
     "Running agents:\n"
     "  run        an agent: a model, tools, the task; the final report on stdout\n"
+    "             (every run is stored as a session)\n"
+    "  resume     continue a session's cut run from its last stored step\n"
+    "  sessions list|show|export|rm|gc\n"
+    "             stored sessions\n"
+    "  chat       one exchange of a conversation with memory (<llmQuery>/<llmResponse>)\n"
     "  agent check|show\n"
     "             agent files (Markdown + YAML frontmatter): checked, or shown as\n"
     "             read; run one with 'agentwire run --agent FILE TASK'\n"
@@ -52,6 +57,9 @@ static const group groups[] = {
     {"snapshot", cli_snapshot},
     {"envelope", cli_envelope},
     {"run", cli_run},
+    {"resume", cli_resume},
+    {"sessions", cli_sessions},
+    {"chat", cli_chat},
     {"agent", cli_agent},
 };
 

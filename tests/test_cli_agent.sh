@@ -9,7 +9,7 @@
 set -u
 . "$(dirname "$0")/support/cli_checks.sh"
 
-export AW_NO_STATUS_LINE=1
+export AW_NO_STATUS_LINE=1 XDG_DATA_HOME=$T/xdg # sessions go to a store of this test's own
 same() { # NAME WANT GOT
     checks=$((checks + 1))
     [ "$2" = "$3" ] || fail "$1: wanted <<$2>> got <<$3>>"
@@ -203,6 +203,11 @@ session=$(grep -o '"session_id":"[^"]*","agent":"lead"' "$T/acc2.jsonl" | head -
 has "\"parent_session_id\":\"$session\",\"agent\":\"helper\"" "run --agent: the helper's rows name the lead's session" "$T/acc2.jsonl"
 lacks "You help." "run --agent: the helper's events stay out of the lead's thread" "$T/thread.xml"
 has "forty-two" "run --agent: the result in the lead's thread" "$T/thread.xml"
+# the run is stored as a session of the agent's name; the helper is not one
+run 0 "run --agent: stored under the agent's name" sessions list --agent lead
+has "$session" "run --agent: the lead's session listed" "$T/out"
+run 0 "run --agent: no session for the helper" sessions list --agent helper
+lacks "$session" "run --agent: the helper's calls are the lead's" "$T/out"
 # --max-depth 1 still allows the helper; its own sub-agents would be refused
 run 0 "run --agent: --max-depth 1" run --agent "$T/lead.md" --nonce $N --max-depth 1 "ask"
 
