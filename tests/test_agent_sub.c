@@ -249,6 +249,28 @@ static void test_nested_run_reports_to_its_caller(void **state)
     parent_free(&p);
 }
 
+/* A sub-agent with its own inputSchema: the caller sees that schema, and
+ * the arguments, as JSON, are the sub-agent's task. */
+static void test_input_schema_arguments_are_the_task(void **state)
+{
+    (void)state;
+    aw_test_scratch_write("lead4.md", "---\nname: lead\nagents: [typed.md]\n---\n");
+    aw_test_scratch_write("typed.md", "---\nname: typed\nmodel: replay:typed.jsonl\ntransport: native\n"
+                                      "inputSchema:\n  type: object\n  properties:\n    topic: {type: string}\n"
+                                      "    depth: {type: integer, description: how far to dig}\n"
+                                      "  required: [topic]\n---\n");
+    aw_test_scratch_write("typed.jsonl", NATIVE_FINAL("success", "typed ok") ", \"expect\": [\"{\\\"topic\\\":"
+                                                                             "\\\"cats\\\",\\\"depth\\\":2}\"]}\n");
+    aw_test_scratch_write("lead4.jsonl", "{\"text\": \"<ai-agent-" NONCE "-0001 tool=\\\"agent__typed\\\">{\\\"topic\\\": "
+                                         "\\\"cats\\\", \\\"depth\\\": 2}</ai-agent-" NONCE "-0001>\", "
+                                         "\"expect\": [\"how far to dig\"]}\n" XML_FINAL("done") "}\n");
+    parent p;
+    parent_start(&p, "lead4.md", "lead4.jsonl", NULL, 0);
+    parent_wait_ok(&p);
+    assert_string_equal(p.seen.results[0], "agent__typed ok: typed ok");
+    parent_free(&p);
+}
+
 static void test_failing_sub_agent_is_a_failed_call_with_its_report(void **state)
 {
     (void)state;
@@ -441,6 +463,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nested_run_reports_to_its_caller),
+        cmocka_unit_test(test_input_schema_arguments_are_the_task),
         cmocka_unit_test(test_failing_sub_agent_is_a_failed_call_with_its_report),
         cmocka_unit_test(test_cycle_is_refused_naming_it),
         cmocka_unit_test(test_depth_limit),
