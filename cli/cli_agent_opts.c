@@ -126,8 +126,14 @@ static int apply(cli_args *a, run_opts *o)
         r->transport = def->transport;
         o->transport_set = true;
     }
-    if (def->has_context && !given(ag, CONTEXT))
+    if (def->has_context && !given(ag, CONTEXT)) {
         r->context = def->context;
+        /* the file's xml context goes with the xml transport unless a transport is named */
+        if (def->context == AW_CONTEXT_XML && !o->transport_set) {
+            r->transport = AW_TRANSPORT_XML;
+            o->transport_set = true;
+        }
+    }
     if (def->max_turns && !given(ag, MAX_TURNS))
         r->budgets.max_turns = def->max_turns;
     if (def->max_calls_per_turn && !given(ag, MAX_CALLS))

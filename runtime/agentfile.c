@@ -458,6 +458,12 @@ static int read_keys(aw_agent_file *f)
                      nunknown ? ", " : "", key->text, key->line);
         nunknown++;
     }
+    /* the keys that cannot go together */
+    if (f->def.has_context && f->def.context == AW_CONTEXT_XML && f->def.has_transport &&
+        f->def.transport == AW_TRANSPORT_NATIVE &&
+        ERROR_AT(aw_yaml_get(root, "context"), "context: xml keeps the whole history in one message, which native "
+                                                "tool calls cannot answer: use it with transport: xml or xml-final"))
+        return AW_ENOMEM;
     /* once, listing them all: Claude Code's color, permissionMode, ... */
     if (nunknown && WARN_AT(first_unknown, "unknown key%s, ignored: %s%s", nunknown == 1 ? "" : "s", unknown,
                             strlen(unknown) >= sizeof unknown - 100 ? ", ..." : ""))

@@ -319,9 +319,12 @@ static int start_run(agent_source *as, agent_call *c, const aw_run_info *caller,
     cfg.models = c->models;
     cfg.model_count = c->nspecs;
     cfg.tools = c->box;
-    cfg.transport = def->has_transport ? def->transport
-                                       : (all_native(c->models, c->nspecs) ? AW_TRANSPORT_NATIVE : AW_TRANSPORT_XML);
     cfg.context = def->has_context ? def->context : AW_CONTEXT_MESSAGES;
+    /* native calls when every model takes them, unless the xml context
+     * (the whole history in one message, which native calls cannot answer) */
+    cfg.transport = def->has_transport                                                   ? def->transport
+                    : cfg.context == AW_CONTEXT_XML || !all_native(c->models, c->nspecs) ? AW_TRANSPORT_XML
+                                                                                         : AW_TRANSPORT_NATIVE;
     cfg.system_prompt = c->system.len ? c->system.data : NULL;
     cfg.task = task;
     cfg.format = def->has_format ? def->format : AW_FORMAT_SUB_AGENT;

@@ -305,6 +305,7 @@ static void test_wrong_types_are_placed(void **state)
         {"temperature: 5\n", 2, 14, "temperature must be a number from 0 to 2"},
         {"temperature: hot\n", 2, 14, "temperature must be a number from 0 to 2"},
         {"maxTokens: -1\n", 2, 12, "maxTokens must be a whole number from 1 to 10000000"},
+        {"transport: native\ncontext: xml\n", 3, 10, "context: xml keeps the whole history in one message"},
         {"- a\n- b\n", 2, 1, "the frontmatter must be KEY: VALUE lines (a mapping), not a list"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
