@@ -431,6 +431,65 @@ static void test_cancel_stops_the_nested_run_and_its_tools(void **state)
     parent_free(&p);
 }
 
+static void box_ready(void *ctx) { *(bool *)ctx = true; }
+static void never_done(void *ctx, const aw_tool_result *res)
+{
+    (void)ctx;
+    (void)res;
+    fail_msg("a cancelled call answered");
+}
+
+/* A toolbox freed while a sub-agent it runs is in a call of a tool it
+ * inherits from that same toolbox: the sub-agent's call (the older) goes
+ * first and takes the inherited call with it, which must still exist
+ * then; the tool is killed. (A caller outside any run: caller NULL.) */
+static void test_toolbox_freed_mid_inherited_call(void **state)
+{
+    (void)state;
+    char tools[600];
+    snprintf(tools, sizeof tools,
+             "[{\"name\": \"slow\", \"command\": [\"sh\", \"-c\", \"echo $$ > %s/slow2.pid; exec sleep 60\"]}]",
+             aw_test_scratch_dir());
+    aw_test_scratch_write("owner.md", "---\nname: owner\nagents: [worker2.md]\n---\n");
+    aw_test_scratch_write("worker2.md", "---\nname: worker2\nmodel: replay:worker2.jsonl\ntransport: native\n---\n");
+    aw_test_scratch_write("worker2.jsonl", NATIVE_CALL("s", "slow", "{}") "}\n");
+    unlink(aw_test_scratch_path("slow2.pid"));
+    aw_error err;
+    aw_loop *l = aw_loop_new(NULL, &err);
+    aw_json_doc *doc = NULL;
+    assert_int_equal(aw_json_parse(tools, strlen(tools), NULL, &doc, &err), 0);
+    aw_toolbox *box = aw_toolbox_new(l, NULL);
+    assert_int_equal(aw_toolbox_add(box, aw_command_tools_new(l, aw_json_doc_root(doc), NULL, NULL, &err)), 0);
+    aw_agent_file *f = NULL;
+    assert_int_equal(aw_agent_file_read(aw_test_scratch_path("owner.md"), NULL, &f, &err), 0);
+    aw_agent_env env = {0};
+    const char *models[] = {"replay:/nonexistent"};
+    aw_tool_source *agents = aw_agent_tools_new(l, f, &env, models, 1, box, 0, NULL, 0, &err);
+    assert_non_null(agents);
+    assert_int_equal(aw_toolbox_add(box, agents), 0);
+    bool ready = false;
+    assert_int_equal(aw_toolbox_start(box, box_ready, &ready), 0);
+    for (int i = 0; i < 100 && !ready; i++)
+        assert_int_equal(aw_loop_once(l, 100), 0);
+    assert_true(ready);
+    aw_json_doc *args = NULL;
+    assert_int_equal(aw_json_parse("{\"task\": \"wait\"}", 16, NULL, &args, &err), 0);
+    aw_tool_call *call = NULL;
+    assert_int_equal(aw_toolbox_call(box, (aw_text){"agent__worker2", 14}, aw_json_doc_root(args), 0, NULL, never_done,
+                                     NULL, &call, &err),
+                     0);
+    pid_t pid = 0;
+    for (int i = 0; i < 600 && !(pid = read_pid(aw_test_scratch_path("slow2.pid"))); i++)
+        assert_int_equal(aw_loop_once(l, 100), 0);
+    assert_true(pid > 0 && running(pid));
+    aw_toolbox_free(box);
+    assert_false(running(pid));
+    aw_json_doc_free(args);
+    aw_json_doc_free(doc);
+    aw_agent_file_free(f);
+    aw_loop_free(l);
+}
+
 /* A sub-agent whose file breaks is refused when its parent's source is
  * made, naming the file and the place. */
 static void test_broken_sub_agent_file(void **state)
@@ -469,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_inherited_tools_through_the_filter),
         cmocka_unit_test(test_cancel_stops_the_nested_run_and_its_tools),
+        cmocka_unit_test(test_toolbox_freed_mid_inherited_call),
         cmocka_unit_test(test_broken_sub_agent_file),
     };
     return cmocka_run_group_tests(tests, aw_test_scratch_setup, aw_test_scratch_teardown);
