@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "agentwire/agentwire.h"
@@ -839,6 +840,20 @@ int64_t aw_http_parse_retry_after(aw_text v, int64_t now_wall_s)
     if (t == (time_t)-1)
         return -1;
     return t <= now ? 0 : (int64_t)(t - now) * 1000;
+}
+
+bool aw_http_url_is_loopback(const char *url)
+{
+    CURLU *u = curl_url();
+    char *host = NULL;
+    bool loop = false;
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
+        loop = strncmp(host, "127.", 4) == 0 || strcmp(host, "[::1]") == 0 || strcasecmp(host, "localhost") == 0;
+    }
+    curl_free(host);
+    curl_url_cleanup(u);
+    return loop;
 }
 
 const char *aw_http_reason(int status)

@@ -87,6 +87,9 @@ bool aw_http_header_get(aw_text headers, const char *name, aw_text *value);
  * ms from now_wall_s (seconds since 1970); -1 when it is neither. */
 int64_t aw_http_parse_retry_after(aw_text value, int64_t now_wall_s);
 
+/* Whether url's host is this machine (127.0.0.0/8, ::1, localhost). */
+bool aw_http_url_is_loopback(const char *url);
+
 /* "Unauthorized" for 401, "Overloaded" for 529, ...; "" when unknown. */
 const char *aw_http_reason(int status);
 
