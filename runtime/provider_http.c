@@ -23,6 +23,7 @@
 
 typedef struct hp_call {
     aw_hp *hp;
+    struct hp_call *prev, *next; /* in hp->calls */
     aw_model_call *call;
     aw_http_req *req;
     aw_body body;
@@ -107,9 +108,20 @@ static void free_secret(const aw_allocator *a, char *s)
     aw_free(a, s);
 }
 
+static void free_call(hp_call *c);
+
 void aw_hp_release(aw_hp *hp)
 {
     const aw_allocator *a = hp->p->alloc;
+    /* Calls still running end here, reporting nothing (the provider is
+     * going; their handles with it). */
+    while (hp->calls) {
+        hp_call *c = hp->calls;
+        aw_model_call *call = c->call;
+        aw_http_cancel(c->req);
+        free_call(c);
+        aw_free(a, call);
+    }
     aw_http_free(hp->http);
     hp->http = NULL;
     for (size_t i = 0; i < hp->nheaders; i++)
@@ -217,6 +229,12 @@ static void free_call(hp_call *c)
     aw_buf_free(&c->whole);
     aw_buf_free(&c->trace_carry);
     c->hp->inflight--;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        c->hp->calls = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
     aw_free(a, c);
 }
 
@@ -395,6 +413,10 @@ int aw_hp_send(aw_hp *hp, aw_model_call *call, aw_body *body, bool stream, aw_er
     aw_buf_init(&c->whole, a);
     aw_buf_init(&c->trace_carry, a);
     hp->inflight++;
+    c->next = hp->calls;
+    if (hp->calls)
+        hp->calls->prev = c;
+    hp->calls = c;
     c->reader = aw_malloc(a, hp->kind->reader->size);
     if (!c->reader) {
         free_call(c);

@@ -115,11 +115,14 @@ typedef struct aw_hp {
     char *headers[4];      /* the key's header among them */
     size_t nheaders;
     size_t inflight;       /* requests running: caches must not move under them */
+    struct hp_call *calls; /* those requests */
 } aw_hp;
 
 /* Base URL, key (a missing key is an error unless the server is on this
  * machine: "openai: OPENAI_API_KEY is not set"), headers, HTTP client. */
 int aw_hp_init(aw_hp *hp, aw_provider *p, const aw_hp_kind *kind, aw_error *err);
+/* Also ends the requests still running: no callback, their aw_model_call
+ * handles freed (the caller must not cancel them afterwards). */
 void aw_hp_release(aw_hp *hp);
 
 /* Start call's request with body (moved in: the caller's aw_body is left

@@ -171,7 +171,7 @@ static const char *call_field(const reply *r, size_t i, const char *key, const c
 }
 
 /* The length of the next piece of p[0..n): at most `piece` bytes, never
- * cutting a UTF-8 character (unless one is longer than a piece). */
+ * cutting a UTF-8 character (one longer than a piece is a piece). */
 static size_t piece_len(const char *p, size_t n, size_t piece)
 {
     if (n <= piece)
@@ -179,7 +179,10 @@ static size_t piece_len(const char *p, size_t n, size_t piece)
     size_t k = piece;
     while (k > 0 && ((unsigned char)p[k] & 0xC0) == 0x80)
         k--;
-    return k ? k : piece;
+    if (k == 0) /* one character longer than a piece: the whole character */
+        for (k = piece; k < n && ((unsigned char)p[k] & 0xC0) == 0x80; k++)
+            ;
+    return k;
 }
 
 #define FOR_PIECES(p, n, size, at, len)                                                                          \
