@@ -1,7 +1,8 @@
 /* The escaped form of a growing text. Escaping is a character-by-character
  * map, so the escape of a text equals the escapes of its pieces joined,
  * as long as no piece ends inside a character: the cache stops before an
- * unfinished UTF-8 sequence at the end and leaves it to the next piece. */
+ * unfinished UTF-8 sequence at the end (or half a surrogate pair) and
+ * leaves it to the next piece. */
 #include <string.h>
 
 #include "agentwire/json.h"
@@ -30,9 +31,15 @@ int aw_json_escape_append(aw_buf *out, const char *p, size_t n)
 }
 
 /* Where text[0..len) stops being whole characters: before a lead byte in
- * the last three whose sequence needs more bytes than are there. */
+ * the last three whose sequence needs more bytes than are there; and
+ * before a high surrogate's three-byte form (ED A0..AF xx) at the very
+ * end, which the writer may join with a low one that follows into one
+ * character. */
 static size_t whole_chars_end(const char *text, size_t len)
 {
+    const unsigned char *t = (const unsigned char *)text;
+    if (len >= 3 && t[len - 3] == 0xED && (t[len - 2] & 0xF0) == 0xA0 && (t[len - 1] & 0xC0) == 0x80)
+        return len - 3;
     for (size_t back = 1; back <= 3 && back <= len; back++) {
         unsigned char b = (unsigned char)text[len - back];
         if ((b & 0xC0) == 0x80)

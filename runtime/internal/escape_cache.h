@@ -21,7 +21,8 @@ void aw_escape_cache_init(aw_escape_cache *c, const aw_allocator *alloc);
 void aw_escape_cache_release(aw_escape_cache *c);
 /* Escape what text adds to the text seen last. Afterwards c->escaped
  * holds text[0..c->done) escaped; the caller escapes text[c->done..len)
- * (at most three bytes of an unfinished character) with whatever follows,
+ * (at most three bytes: an unfinished character, or the first half of a
+ * surrogate pair) with whatever follows,
  * so the result equals escaping the whole at once. */
 int aw_escape_cache_update(aw_escape_cache *c, const char *text, size_t len);
 
