@@ -24,8 +24,12 @@
 #define AW_STUB_LLM_PATH AW_BINARY_DIR "/stub_llm"
 #endif
 
-void aw_stub_start(aw_stub *s, const char *script)
+void aw_stub_start(aw_stub *s, const char *script) { aw_stub_start_timeout(s, script, 60000); }
+
+void aw_stub_start_timeout(aw_stub *s, const char *script, long timeout_ms)
 {
+    char limit[32];
+    snprintf(limit, sizeof limit, "%ld", timeout_ms);
     memset(s, 0, sizeof *s);
     s->pid = -1;
     strcpy(s->dir, "/tmp/aw_stub_XXXXXX");
@@ -47,7 +51,7 @@ void aw_stub_start(aw_stub *s, const char *script)
             _exit(127);
         dup2(out[1], 1);
         execl(AW_STUB_LLM_PATH, "stub_llm", "--script", s->script_path, "--log", s->log_path, "--timeout-ms",
-              "60000", (char *)NULL);
+              limit, (char *)NULL);
         _exit(127);
     }
     close(out[1]);

@@ -21,6 +21,8 @@ typedef struct aw_stub {
 /* Start the stub on script (JSON lines); a failure fails the test. The
  * stub is killed should the test process die. */
 void aw_stub_start(aw_stub *s, const char *script);
+/* The same with the stub's own time limit (--timeout-ms). */
+void aw_stub_start_timeout(aw_stub *s, const char *script, long timeout_ms);
 /* Wait for the stub to exit by itself (its script done), at most
  * max_ms, then kill it. Returns its exit status (-1 when it was killed). */
 int aw_stub_wait(aw_stub *s, int max_ms);

@@ -10,12 +10,13 @@
  * happens, so it never hangs a test.
  *
  * The log: every request appended as a JSON line when it has arrived
- * whole: {"seq": 1, "line": 3, "method": "POST", "path":
+ * whole: {"seq": 1, "conn": 1, "line": 3, "method": "POST", "path":
  * "/v1/messages?beta=true", "headers": {"x-api-key": "...", ...}, "body":
- * "..."}, with "line" the script line that answered (0: none did; the
- * reply is then a 500 saying so), header names in lower case and values as
- * sent (keys included, so tests see them go as headers), the body as a
- * string.
+ * "..."}. "conn" numbers the connections in the order accepted (a
+ * kept-alive one shows as the same number); "line" is the script line
+ * that answered (0: none did, and the reply was a 500 saying so); header
+ * names are in lower case and values as sent (keys included, so tests see
+ * them go as headers); the body is a string.
  *
  * The script: one JSON object per line (blank lines skipped). A request
  * takes the first line not used up whose "endpoint" equals its path (the
@@ -108,6 +109,7 @@ enum chunking { CHUNK_WHOLE, CHUNK_FIXED, CHUNK_RANDOM };
 
 typedef struct conn {
     int fd;
+    long number;
     aw_buf in;
     bool continued; /* 100 Continue sent for the request being read */
     /* the response being written */
@@ -240,11 +242,11 @@ static const header *find_header(const request *q, const char *name)
     return NULL;
 }
 
-static void log_request(const request *q, size_t line)
+static void log_request(const conn *c, const request *q, size_t line)
 {
     aw_buf b;
     aw_buf_init(&b, NULL);
-    must(aw_buf_printf(&b, "{\"seq\":%ld,\"line\":%zu,\"method\":", ++seq, line));
+    must(aw_buf_printf(&b, "{\"seq\":%ld,\"conn\":%ld,\"line\":%zu,\"method\":", ++seq, c->number, line));
     must(aw_json_write_string(&b, q->method, q->method_len));
     must(aw_buf_append_str(&b, ",\"path\":"));
     must(aw_json_write_string(&b, q->target, q->target_len));
@@ -253,8 +255,8 @@ static void log_request(const request *q, size_t line)
         char name[256];
         size_t k = q->headers[i].name_len < sizeof name ? q->headers[i].name_len : sizeof name - 1;
         for (size_t j = 0; j < k; j++) {
-            char c = q->headers[i].name[j];
-            name[j] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+            char ch = q->headers[i].name[j];
+            name[j] = (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
         }
         if (i)
             must(aw_buf_putc(&b, ','));
@@ -517,7 +519,7 @@ static void respond(conn *c, const request *q)
     if (qm)
         path_len = (size_t)(qm - q->target);
     script_line *s = take_line(q->target, path_len);
-    log_request(q, s ? s->lineno : 0);
+    log_request(c, q, s ? s->lineno : 0);
     aw_buf_clear(&c->out);
     c->out_pos = 0;
     c->nmarks = c->next_mark = 0;
@@ -774,7 +776,9 @@ static void accept_all(int lfd)
         conn *c = calloc(1, sizeof *c);
         if (!c)
             must(-1);
+        static long accepted;
         c->fd = fd;
+        c->number = ++accepted;
         aw_buf_init(&c->in, NULL);
         aw_buf_init(&c->out, NULL);
         conns[i] = c;
