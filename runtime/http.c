@@ -690,6 +690,10 @@ static int setup_easy(aw_http_req *r, const aw_http_options *o, aw_error *err)
     curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+    /* A server on this machine is never reached through a proxy the
+     * environment names for the outside world. */
+    if (aw_http_url_is_loopback(o->url))
+        curl_easy_setopt(e, CURLOPT_NOPROXY, "*");
     /* curl's own connect limit backs ours up (ours fires first and says
      * which wait ran out). */
     if (r->connect_ms > 0)

@@ -709,6 +709,51 @@ static void test_stop_and_cancel_mid_stream(void **state)
     finish(&f);
 }
 
+/* Two requests at once on one provider: the second cannot use the cache
+ * the first is still sending from, and writes its own copy. */
+static void test_two_requests_at_once(void **state)
+{
+    (void)state;
+    fixture f;
+    start(&f, "{\"text\":\"first\",\"delay_ms\":300}\n{\"text\":\"second\"}\n{\"text\":\"third\"}\n");
+    aw_chat *chat = aw_chat_new(NULL);
+    aw_test_chat_add(chat, AW_CHAT_USER, "shared history");
+    aw_model_request req;
+    memset(&req, 0, sizeof req);
+    req.history = chat;
+    aw_test_reply a, b;
+    aw_test_reply_init(&a);
+    aw_test_reply_init(&b);
+    aw_model_call *ca, *cb;
+    aw_error err;
+    assert_int_equal(aw_provider_send(f.p, &req, aw_test_reply_fns(), &a, &ca, &err), 0);
+    aw_test_chat_add(chat, AW_CHAT_ASSISTANT, "grown meanwhile");
+    assert_int_equal(aw_provider_send(f.p, &req, aw_test_reply_fns(), &b, &cb, &err), 0);
+    while (!a.dones || !b.dones)
+        assert_int_equal(aw_loop_once(f.loop, 1000), 0);
+    assert_int_equal(a.code, 0);
+    assert_int_equal(b.code, 0);
+    char *one = aw_stub_log_body(&f.stub, 0, NULL), *two = aw_stub_log_body(&f.stub, 1, NULL);
+    /* whichever arrived first, one holds the history before, one after */
+    char *longer = strstr(one, "grown meanwhile") ? one : two, *shorter = longer == one ? two : one;
+    assert_non_null(strstr(longer, "grown meanwhile"));
+    assert_null(strstr(shorter, "grown meanwhile"));
+    assert_non_null(strstr(shorter, "shared history"));
+    /* and the cache serves a third request as a fresh provider would */
+    aw_test_reply_free(&a);
+    aw_test_reply_init(&a);
+    run(&f, NULL, &req, &a);
+    char *three = aw_stub_log_body(&f.stub, 2, NULL);
+    assert_string_equal(three, longer);
+    free(one);
+    free(two);
+    free(three);
+    aw_test_reply_free(&a);
+    aw_test_reply_free(&b);
+    aw_chat_free(chat);
+    finish(&f);
+}
+
 /* Freeing the provider ends the calls it still runs, reporting nothing. */
 static void test_free_provider_with_a_call_running(void **state)
 {
@@ -909,6 +954,7 @@ int main(void)
         cmocka_unit_test(test_trace_redacts_the_key),
         cmocka_unit_test(test_key_and_base_url_from_the_environment),
         cmocka_unit_test(test_stop_and_cancel_mid_stream),
+        cmocka_unit_test(test_two_requests_at_once),
         cmocka_unit_test(test_free_provider_with_a_call_running),
         cmocka_unit_test(test_cache_writes_only_new_messages),
         cmocka_unit_test(test_allocation_failures),
