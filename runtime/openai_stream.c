@@ -20,7 +20,7 @@
 
 static int bad(aw_openai_reader *r, uint64_t at, const char *fmt, const char *detail)
 {
-    char what[200];
+    char what[AW_ERROR_MESSAGE_MAX + 64];
     snprintf(what, sizeof what, fmt, detail);
     r->status = aw_rt_error(&r->err, AW_ESYNTAX, "bad stream event at byte %llu: %s", (unsigned long long)at, what);
     r->err.offset = (size_t)at;
