@@ -16,19 +16,7 @@
 
 #include "agentwire/json.h"
 #include "internal/anthropic.h"
-
-void aw_anthropic_cache_init(aw_anthropic_cache *c, const aw_allocator *alloc)
-{
-    memset(c, 0, sizeof *c);
-    aw_buf_init(&c->history, alloc);
-    aw_escape_cache_init(&c->thread, alloc);
-}
-
-void aw_anthropic_cache_release(aw_anthropic_cache *c)
-{
-    aw_buf_free(&c->history);
-    aw_escape_cache_release(&c->thread);
-}
+#include "internal/wire_cache.h"
 
 static int put(aw_buf *b, const char *s) { return aw_buf_append_str(b, s); }
 static int put_str(aw_buf *b, aw_text t) { return aw_json_write_string(b, t.ptr, t.len); }
@@ -127,31 +115,6 @@ static int write_message(aw_buf *o, int *open_role, const aw_chat_msg *m, const 
     return rc ? AW_ENOMEM : 0;
 }
 
-static int update_history(aw_anthropic_cache *c, const aw_chat *chat, const aw_allocator *alloc)
-{
-    size_t count = chat ? aw_chat_count(chat) : 0;
-    const char *first = count ? aw_chat_at(chat, 0)->content.ptr : NULL;
-    if (chat != c->chat || count < c->count || (c->count && first != c->first)) {
-        aw_buf_clear(&c->history);
-        c->count = 0;
-        c->open_role = AW_ANTHROPIC_NONE;
-    }
-    c->chat = chat;
-    c->first = first;
-    for (; c->count < count; c->count++) {
-        size_t at = c->history.len;
-        int role = c->open_role;
-        if (write_message(&c->history, &c->open_role, aw_chat_at(chat, c->count), alloc)) {
-            c->history.len = at; /* the message comes again next time */
-            if (c->history.data)
-                c->history.data[at] = 0;
-            c->open_role = role;
-            return AW_ENOMEM;
-        }
-    }
-    return 0;
-}
-
 static int write_tools(aw_buf *o, const aw_model_request *req)
 {
     int rc = put(o, ",\"tools\":[");
@@ -184,35 +147,13 @@ static int write_head(aw_buf *o, const char *model, const aw_model_request *req,
     return rc || put(o, ",\"messages\":[") ? AW_ENOMEM : 0;
 }
 
-/* The thread as a user text block: the cached escape of thread_stable by
- * reference, then its unfinished last character and thread_tail. */
-static int write_thread(aw_body *body, aw_escape_cache *tc, int *open_role, const aw_model_request *req,
-                        const aw_allocator *alloc)
-{
-    if (aw_escape_cache_update(tc, req->thread_stable.ptr, req->thread_stable.len))
-        return AW_ENOMEM;
-    aw_buf *o = aw_body_text(body);
-    if (!o || open_block(o, open_role, AW_ANTHROPIC_USER) || put(o, "{\"type\":\"text\",\"text\":\""))
-        return AW_ENOMEM;
-    aw_body_ref(body, tc->escaped.data, tc->escaped.len);
-    aw_buf rest;
-    aw_buf_init(&rest, alloc);
-    int rc = aw_buf_append(&rest, req->thread_stable.ptr + tc->done, req->thread_stable.len - tc->done) ||
-             aw_buf_append(&rest, req->thread_tail.ptr, req->thread_tail.len);
-    o = aw_body_text(body);
-    if (!rc)
-        rc = !o || aw_json_escape_append(o, rest.data ? rest.data : "", rest.len) || put(o, "\"");
-    aw_buf_free(&rest);
-    return rc ? AW_ENOMEM : 0;
-}
-
-static int write_request(aw_anthropic_cache *cache, const char *model, const aw_model_request *req, bool stream,
+int aw_anthropic_request(aw_wire_cache *cache, const char *model, const aw_model_request *req, bool stream,
                          aw_body *body, const aw_allocator *alloc)
 {
     aw_buf *o = aw_body_text(body);
     if (!o || write_head(o, model, req, stream))
         return AW_ENOMEM;
-    if (update_history(cache, req->history, alloc))
+    if (aw_wire_cache_extend(cache, req->history, write_message, alloc))
         return AW_ENOMEM;
     int open_role = cache->open_role;
     aw_body_ref(body, cache->history.data, cache->history.len);
@@ -220,8 +161,13 @@ static int write_request(aw_anthropic_cache *cache, const char *model, const aw_
     /* the history's last block marks where the cached prefix ends */
     if (!o || (open_role && put(o, cache_mark)))
         return AW_ENOMEM;
-    if ((req->thread_stable.len || req->thread_tail.len) && write_thread(body, &cache->thread, &open_role, req, alloc))
-        return AW_ENOMEM;
+    if (req->thread_stable.len || req->thread_tail.len) {
+        /* the thread as a user text block, left open like any block */
+        o = aw_body_text(body);
+        if (!o || open_block(o, &open_role, AW_ANTHROPIC_USER) || put(o, "{\"type\":\"text\",\"text\":\"") ||
+            aw_wire_thread_text(body, &cache->thread, req, alloc) || !(o = aw_body_text(body)) || put(o, "\""))
+            return AW_ENOMEM;
+    }
     o = aw_body_text(body);
     if (!o)
         return AW_ENOMEM;
@@ -231,22 +177,4 @@ static int write_request(aw_anthropic_cache *cache, const char *model, const aw_
     if (open_role && put(o, "}]}"))
         return AW_ENOMEM;
     return put(o, "]}") ? AW_ENOMEM : 0;
-}
-
-int aw_anthropic_request(aw_anthropic_cache *cache, const char *model, const aw_model_request *req, bool stream,
-                         aw_body *body, const aw_allocator *alloc)
-{
-    if (cache)
-        return write_request(cache, model, req, stream, body, alloc);
-    aw_anthropic_cache tmp;
-    aw_anthropic_cache_init(&tmp, alloc);
-    aw_body staged;
-    aw_body_init(&staged, alloc);
-    int rc = write_request(&tmp, model, req, stream, &staged, alloc);
-    aw_buf *o = rc ? NULL : aw_body_text(body);
-    if (!rc && (!o || aw_body_join(&staged, o)))
-        rc = AW_ENOMEM;
-    aw_body_release(&staged);
-    aw_anthropic_cache_release(&tmp);
-    return rc;
 }

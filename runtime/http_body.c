@@ -1,9 +1,8 @@
 /* A request body as segments: owned text interleaved with references to
- * bytes a provider keeps between requests; and the reply-info helpers the
- * reply readers share. */
+ * bytes a provider keeps between requests. */
 #include <string.h>
 
-#include "internal/provider_http.h"
+#include "internal/http_body.h"
 
 void aw_body_init(aw_body *b, const aw_allocator *alloc)
 {
@@ -70,21 +69,4 @@ int aw_body_join(const aw_body *b, aw_buf *out)
             return AW_ENOMEM;
     }
     return 0;
-}
-
-void aw_reply_info_init(aw_reply_info *info)
-{
-    memset(info, 0, sizeof *info);
-    info->usage.cost_usd = -1;
-}
-
-void aw_reply_copy(char *dst, size_t cap, const char *p, size_t n)
-{
-    if (n >= cap) {
-        n = cap - 1;
-        while (n > 0 && ((unsigned char)p[n] & 0xC0) == 0x80)
-            n--;
-    }
-    memcpy(dst, p, n);
-    dst[n] = 0;
 }

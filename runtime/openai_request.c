@@ -13,19 +13,7 @@
 
 #include "agentwire/json.h"
 #include "internal/openai.h"
-
-void aw_openai_cache_init(aw_openai_cache *c, const aw_allocator *alloc)
-{
-    memset(c, 0, sizeof *c);
-    aw_buf_init(&c->history, alloc);
-    aw_escape_cache_init(&c->thread, alloc);
-}
-
-void aw_openai_cache_release(aw_openai_cache *c)
-{
-    aw_buf_free(&c->history);
-    aw_escape_cache_release(&c->thread);
-}
+#include "internal/wire_cache.h"
 
 static int put(aw_buf *b, const char *s) { return aw_buf_append_str(b, s); }
 static int put_str(aw_buf *b, aw_text t) { return aw_json_write_string(b, t.ptr, t.len); }
@@ -68,28 +56,12 @@ static int write_message(aw_buf *o, const aw_chat_msg *m)
     return rc || put(o, "}") ? AW_ENOMEM : 0;
 }
 
-/* Bring the cache to req->history: start over for another chat or one
- * that shrank, then write the messages added since. */
-static int update_history(aw_openai_cache *c, const aw_chat *chat)
+/* A history message as the cache keeps it: after its comma. */
+static int history_message(aw_buf *o, int *state, const aw_chat_msg *m, const aw_allocator *alloc)
 {
-    size_t count = chat ? aw_chat_count(chat) : 0;
-    const char *first = count ? aw_chat_at(chat, 0)->content.ptr : NULL;
-    if (chat != c->chat || count < c->count || (c->count && first != c->first)) {
-        aw_buf_clear(&c->history);
-        c->count = 0;
-    }
-    c->chat = chat;
-    c->first = first;
-    for (; c->count < count; c->count++) {
-        size_t at = c->history.len;
-        if (aw_buf_putc(&c->history, ',') || write_message(&c->history, aw_chat_at(chat, c->count))) {
-            c->history.len = at; /* the message comes again next time */
-            if (c->history.data)
-                c->history.data[at] = 0;
-            return AW_ENOMEM;
-        }
-    }
-    return 0;
+    (void)state;
+    (void)alloc;
+    return aw_buf_putc(o, ',') || write_message(o, m) ? AW_ENOMEM : 0;
 }
 
 static int write_tools(aw_buf *o, const aw_model_request *req)
@@ -108,30 +80,8 @@ static int write_tools(aw_buf *o, const aw_model_request *req)
     return rc || put(o, "]") ? AW_ENOMEM : 0;
 }
 
-/* The thread as one user message: the cached escape of thread_stable by
- * reference, then its unfinished last character and thread_tail. */
-static int write_thread(aw_body *body, aw_escape_cache *tc, const aw_model_request *req, bool comma,
-                        const aw_allocator *alloc)
-{
-    if (aw_escape_cache_update(tc, req->thread_stable.ptr, req->thread_stable.len))
-        return AW_ENOMEM;
-    aw_buf *o = aw_body_text(body);
-    if (!o || put(o, comma ? ",{\"role\":\"user\",\"content\":\"" : "{\"role\":\"user\",\"content\":\""))
-        return AW_ENOMEM;
-    aw_body_ref(body, tc->escaped.data, tc->escaped.len);
-    aw_buf rest;
-    aw_buf_init(&rest, alloc);
-    int rc = aw_buf_append(&rest, req->thread_stable.ptr + tc->done, req->thread_stable.len - tc->done) ||
-             aw_buf_append(&rest, req->thread_tail.ptr, req->thread_tail.len);
-    o = aw_body_text(body);
-    if (!rc)
-        rc = !o || aw_json_escape_append(o, rest.data ? rest.data : "", rest.len) || put(o, "\"}");
-    aw_buf_free(&rest);
-    return rc ? AW_ENOMEM : 0;
-}
-
-static int write_request(aw_openai_cache *cache, const char *model, const aw_model_request *req, bool stream,
-                         aw_body *body, const aw_allocator *alloc)
+int aw_openai_request(aw_wire_cache *cache, const char *model, const aw_model_request *req, bool stream,
+                      aw_body *body, const aw_allocator *alloc)
 {
     aw_buf *o = aw_body_text(body);
     if (!o || put(o, "{\"model\":") || aw_json_write_string(o, model, strlen(model)) || put(o, ",\"messages\":["))
@@ -142,7 +92,7 @@ static int write_request(aw_openai_cache *cache, const char *model, const aw_mod
             return AW_ENOMEM;
         any = true;
     }
-    if (update_history(cache, req->history))
+    if (aw_wire_cache_extend(cache, req->history, history_message, alloc))
         return AW_ENOMEM;
     if (cache->history.len) {
         /* each cached message starts with its comma; the first needs none */
@@ -150,7 +100,10 @@ static int write_request(aw_openai_cache *cache, const char *model, const aw_mod
         any = true;
     }
     if (req->thread_stable.len || req->thread_tail.len) {
-        if (write_thread(body, &cache->thread, req, any, alloc))
+        /* the thread as one user message */
+        o = aw_body_text(body);
+        if (!o || aw_buf_append_str(o, any ? ",{\"role\":\"user\",\"content\":\"" : "{\"role\":\"user\",\"content\":\"") ||
+            aw_wire_thread_text(body, &cache->thread, req, alloc) || !(o = aw_body_text(body)) || put(o, "\"}"))
             return AW_ENOMEM;
         any = true;
     }
@@ -173,24 +126,4 @@ static int write_request(aw_openai_cache *cache, const char *model, const aw_mod
     if (req->has_temperature && (put(o, ",\"temperature\":") || aw_json_write_number(o, req->temperature)))
         return AW_ENOMEM;
     return put(o, "}") ? AW_ENOMEM : 0;
-}
-
-int aw_openai_request(aw_openai_cache *cache, const char *model, const aw_model_request *req, bool stream,
-                      aw_body *body, const aw_allocator *alloc)
-{
-    if (cache)
-        return write_request(cache, model, req, stream, body, alloc);
-    /* No cache to keep: one made for this request, its bytes copied into
-     * the body (whose references must outlive it). */
-    aw_openai_cache tmp;
-    aw_openai_cache_init(&tmp, alloc);
-    aw_body staged;
-    aw_body_init(&staged, alloc);
-    int rc = write_request(&tmp, model, req, stream, &staged, alloc);
-    aw_buf *o = rc ? NULL : aw_body_text(body);
-    if (!rc && (!o || aw_body_join(&staged, o)))
-        rc = AW_ENOMEM;
-    aw_body_release(&staged);
-    aw_openai_cache_release(&tmp);
-    return rc;
 }

@@ -8,36 +8,13 @@
  * (stream_options.include_usage). Everything else is checked as it is
  * read: a chunk that is not JSON, or has a field of the wrong type, is an
  * error naming the byte where its event starts. */
-#include <stdio.h>
 #include <string.h>
 
 #include "agentwire/json.h"
 #include "internal/openai.h"
-#include "internal/rt_util.h"
 
 /* Fragments naming an index past this are a broken stream. */
 #define MAX_CALLS 1024
-
-static int bad(aw_openai_reader *r, uint64_t at, const char *fmt, const char *detail)
-{
-    char what[AW_ERROR_MESSAGE_MAX + 64];
-    snprintf(what, sizeof what, fmt, detail);
-    r->status = aw_rt_error(&r->err, AW_ESYNTAX, "bad stream event at byte %llu: %s", (unsigned long long)at, what);
-    r->err.offset = (size_t)at;
-    return r->status;
-}
-
-static int nomem(aw_openai_reader *r)
-{
-    r->status = aw_rt_error(&r->err, AW_ENOMEM, "out of memory");
-    return r->status;
-}
-
-static int stop(aw_openai_reader *r)
-{
-    r->status = aw_rt_error(&r->err, AW_ESTOP, "stopped");
-    return r->status;
-}
 
 static bool str_or_null(const aw_json_value *v) { return !v || aw_json_is_string(v) || aw_json_is_null(v); }
 
@@ -51,8 +28,8 @@ static void read_usage(aw_openai_reader *r, const aw_json_value *u)
 {
     if (!aw_json_is_object(u))
         return;
-    aw_model_usage *m = &r->info.usage;
-    r->info.has_usage = true;
+    aw_model_usage *m = &r->base.info.usage;
+    r->base.info.has_usage = true;
     m->input_tokens = count_of(u, "prompt_tokens");
     m->output_tokens = count_of(u, "completion_tokens");
     m->cache_read_tokens = count_of(aw_json_get(u, "prompt_tokens_details"), "cached_tokens");
@@ -65,46 +42,41 @@ static void read_usage(aw_openai_reader *r, const aw_json_value *u)
 static void read_model(aw_openai_reader *r, const aw_json_value *root)
 {
     const aw_json_value *m = aw_json_get(root, "model");
-    if (aw_json_is_string(m) && !r->info.model[0])
-        aw_reply_copy(r->info.model, sizeof r->info.model, m->u.str.ptr, m->u.str.len);
+    if (aw_json_is_string(m) && !r->base.info.model[0])
+        aw_reply_copy(r->base.info.model, sizeof r->base.info.model, m->u.str.ptr, m->u.str.len);
 }
 
 /* An error document in place of a chunk: {"error": {"message", "type"}}. */
-static int stream_error(aw_openai_reader *r, const aw_json_value *e)
+static int server_error(aw_openai_reader *r, const aw_json_value *e)
 {
     const aw_json_value *msg = aw_json_is_string(e) ? e : aw_json_get(e, "message");
     const aw_json_value *type = aw_json_get(e, "type");
     const char *t = aw_json_is_string(type) ? type->u.str.ptr : "";
     /* a request the server refuses stays refused */
-    r->info.error_retryable = strcmp(t, "invalid_request_error") != 0;
-    r->status = aw_rt_error(&r->err, AW_EIO, "the server reported an error%s%s: %.*s", *t ? " " : "", t,
-                            aw_json_is_string(msg) ? (int)(msg->u.str.len > 300 ? 300 : msg->u.str.len) : 7,
-                            aw_json_is_string(msg) ? msg->u.str.ptr : "unknown");
-    return r->status;
+    r->base.info.error_retryable = strcmp(t, "invalid_request_error") != 0;
+    return aw_reply_fail(&r->base, AW_EIO, "the server reported an error%s%s: %.*s", *t ? " " : "", t,
+                         aw_json_is_string(msg) ? (int)(msg->u.str.len > 300 ? 300 : msg->u.str.len) : 7,
+                         aw_json_is_string(msg) ? msg->u.str.ptr : "unknown");
 }
 
 static int text_out(aw_openai_reader *r, const aw_json_value *v, bool reasoning)
 {
-    if (!aw_json_is_string(v) || v->u.str.len == 0)
-        return 0;
-    int (*fn)(void *, const char *, size_t) = reasoning ? r->sink.reasoning : r->sink.text;
-    if (fn && fn(r->sink.ctx, v->u.str.ptr, v->u.str.len))
-        return stop(r);
-    return 0;
+    return aw_json_is_string(v) ? aw_reply_emit(&r->base, reasoning, v->u.str.ptr, v->u.str.len) : 0;
 }
 
 static aw_openai_call_parts *call_slot(aw_openai_reader *r, size_t index)
 {
     if (index >= r->ncalls) {
-        aw_openai_call_parts *c = aw_realloc(r->alloc, r->calls, (index + 1) * sizeof *c);
+        const aw_allocator *a = r->base.alloc;
+        aw_openai_call_parts *c = aw_realloc(a, r->calls, (index + 1) * sizeof *c);
         if (!c)
             return NULL;
         r->calls = c;
         for (size_t i = r->ncalls; i <= index; i++) {
             memset(&c[i], 0, sizeof c[i]);
-            aw_buf_init(&c[i].id, r->alloc);
-            aw_buf_init(&c[i].name, r->alloc);
-            aw_buf_init(&c[i].arguments, r->alloc);
+            aw_buf_init(&c[i].id, a);
+            aw_buf_init(&c[i].name, a);
+            aw_buf_init(&c[i].arguments, a);
         }
         r->ncalls = index + 1;
     }
@@ -116,26 +88,23 @@ static aw_openai_call_parts *call_slot(aw_openai_reader *r, size_t index)
 static int call_fragment(aw_openai_reader *r, const aw_json_value *f, size_t position, uint64_t at)
 {
     if (!aw_json_is_object(f))
-        return bad(r, at, "a tool_calls fragment is not an object%s", "");
+        return aw_reply_bad(&r->base, at, "a tool_calls fragment is not an object");
     const aw_json_value *idx = aw_json_get(f, "index");
     double index = aw_json_is_number(idx) ? idx->u.num.d : (double)position;
     if (index < 0 || index >= MAX_CALLS || index != (double)(size_t)index)
-        return bad(r, at, "a tool call index out of range (0..1023)%s", "");
+        return aw_reply_bad(&r->base, at, "a tool call index out of range (0..%d)", MAX_CALLS - 1);
     const aw_json_value *id = aw_json_get(f, "id"), *fn = aw_json_get(f, "function");
     const aw_json_value *name = aw_json_get(fn, "name"), *args = aw_json_get(fn, "arguments");
     if (!str_or_null(id) || (fn && !aw_json_is_object(fn) && !aw_json_is_null(fn)) || !str_or_null(name) ||
         !str_or_null(args))
-        return bad(r, at, "a tool_calls fragment has a field of the wrong type%s", "");
+        return aw_reply_bad(&r->base, at, "a tool_calls fragment has a field of the wrong type");
     aw_openai_call_parts *c = call_slot(r, (size_t)index);
-    if (!c)
-        return nomem(r);
+    if (!c ||
+        (aw_json_is_string(id) && c->id.len == 0 && aw_buf_append(&c->id, id->u.str.ptr, id->u.str.len)) ||
+        (aw_json_is_string(name) && c->name.len == 0 && aw_buf_append(&c->name, name->u.str.ptr, name->u.str.len)) ||
+        (aw_json_is_string(args) && aw_buf_append(&c->arguments, args->u.str.ptr, args->u.str.len)))
+        return aw_reply_fail(&r->base, AW_ENOMEM, "out of memory");
     c->seen = true;
-    if (aw_json_is_string(id) && c->id.len == 0 && aw_buf_append(&c->id, id->u.str.ptr, id->u.str.len))
-        return nomem(r);
-    if (aw_json_is_string(name) && c->name.len == 0 && aw_buf_append(&c->name, name->u.str.ptr, name->u.str.len))
-        return nomem(r);
-    if (aw_json_is_string(args) && aw_buf_append(&c->arguments, args->u.str.ptr, args->u.str.len))
-        return nomem(r);
     return 0;
 }
 
@@ -150,12 +119,13 @@ static int send_calls(aw_openai_reader *r, uint64_t at)
         if (!c->seen)
             continue;
         if (c->name.len == 0)
-            return bad(r, at, "tool call %s came without a function name", c->id.len ? c->id.data : "(no id)");
+            return aw_reply_bad(&r->base, at, "tool call %s came without a function name",
+                                c->id.len ? c->id.data : "(no id)");
         aw_chat_call call = {{c->id.data ? c->id.data : "", c->id.len},
                              {c->name.data, c->name.len},
                              c->arguments.len ? (aw_text){c->arguments.data, c->arguments.len} : (aw_text){"{}", 2}};
-        if (r->sink.tool_call && r->sink.tool_call(r->sink.ctx, &call))
-            return stop(r);
+        if (aw_reply_emit_call(&r->base, &call))
+            return r->base.status;
     }
     return 0;
 }
@@ -164,34 +134,41 @@ static int finish_reason(aw_openai_reader *r, const aw_json_value *f, uint64_t a
 {
     if (!aw_json_is_string(f))
         return 0;
-    aw_reply_copy(r->info.stop_reason, sizeof r->info.stop_reason, f->u.str.ptr, f->u.str.len);
+    aw_reply_copy(r->base.info.stop_reason, sizeof r->base.info.stop_reason, f->u.str.ptr, f->u.str.len);
     r->finished = true;
     return send_calls(r, at);
+}
+
+/* A message or a delta: text, reasoning, tool call fragments. */
+static int read_delta(aw_openai_reader *r, const aw_json_value *d, uint64_t at)
+{
+    const aw_json_value *content = aw_json_get(d, "content"), *rc1 = aw_json_get(d, "reasoning_content"),
+                        *rc2 = aw_json_get(d, "reasoning"), *calls = aw_json_get(d, "tool_calls");
+    if (!str_or_null(content) || !str_or_null(rc1) || !str_or_null(rc2))
+        return aw_reply_bad(&r->base, at, "a delta's text is not a string");
+    if (calls && !aw_json_is_array(calls) && !aw_json_is_null(calls))
+        return aw_reply_bad(&r->base, at, "\"tool_calls\" is not an array");
+    if (text_out(r, rc1, true) || text_out(r, rc2, true) || text_out(r, content, false))
+        return r->base.status;
+    for (size_t i = 0; i < aw_json_count(calls); i++)
+        if (call_fragment(r, aw_json_at(calls, i), i, at))
+            return r->base.status;
+    return 0;
 }
 
 /* One choice of a chunk; only choice 0 is the reply (n is never asked). */
 static int read_choice(aw_openai_reader *r, const aw_json_value *ch, uint64_t at)
 {
     if (!aw_json_is_object(ch))
-        return bad(r, at, "a choice is not an object%s", "");
+        return aw_reply_bad(&r->base, at, "a choice is not an object");
     const aw_json_value *index = aw_json_get(ch, "index");
     if (aw_json_is_number(index) && index->u.num.d != 0)
         return 0;
     const aw_json_value *d = aw_json_get(ch, "delta");
     if (d && !aw_json_is_object(d) && !aw_json_is_null(d))
-        return bad(r, at, "\"delta\" is not an object%s", "");
-    const aw_json_value *content = aw_json_get(d, "content"), *rc1 = aw_json_get(d, "reasoning_content"),
-                        *rc2 = aw_json_get(d, "reasoning"), *calls = aw_json_get(d, "tool_calls");
-    if (!str_or_null(content) || !str_or_null(rc1) || !str_or_null(rc2))
-        return bad(r, at, "a delta's text is not a string%s", "");
-    if (calls && !aw_json_is_array(calls) && !aw_json_is_null(calls))
-        return bad(r, at, "\"tool_calls\" is not an array%s", "");
-    int rc = text_out(r, rc1, true) || text_out(r, rc2, true) || text_out(r, content, false);
-    if (rc)
-        return r->status;
-    for (size_t i = 0; i < aw_json_count(calls); i++)
-        if (call_fragment(r, aw_json_at(calls, i), i, at))
-            return r->status;
+        return aw_reply_bad(&r->base, at, "\"delta\" is not an object");
+    if (read_delta(r, d, at))
+        return r->base.status;
     return finish_reason(r, aw_json_get(ch, "finish_reason"), at);
 }
 
@@ -202,22 +179,16 @@ static int on_event(void *ctx, const aw_sse_event *ev)
         r->done = true;
         return send_calls(r, ev->offset);
     }
-    aw_json_read_options ro = {.alloc = r->alloc};
-    aw_json_doc *doc = NULL;
-    aw_error jerr;
-    int rc = aw_json_parse(ev->data.ptr, ev->data.len, &ro, &doc, &jerr);
-    if (rc == AW_ENOMEM)
-        return nomem(r);
-    if (rc)
-        return bad(r, ev->offset, "not JSON: %s", jerr.message);
+    aw_json_doc *doc;
+    if (aw_reply_parse_event(&r->base, ev, &doc))
+        return r->base.status;
     const aw_json_value *root = aw_json_doc_root(doc);
-    const aw_json_value *choices = aw_json_get(root, "choices");
-    if (!aw_json_is_object(root))
-        rc = bad(r, ev->offset, "not a JSON object%s", "");
-    else if (aw_json_get(root, "error") && !aw_json_is_null(aw_json_get(root, "error")))
-        rc = stream_error(r, aw_json_get(root, "error"));
+    const aw_json_value *choices = aw_json_get(root, "choices"), *error = aw_json_get(root, "error");
+    int rc = 0;
+    if (error && !aw_json_is_null(error))
+        rc = server_error(r, error);
     else if (choices && !aw_json_is_array(choices) && !aw_json_is_null(choices))
-        rc = bad(r, ev->offset, "\"choices\" is not an array%s", "");
+        rc = aw_reply_bad(&r->base, ev->offset, "\"choices\" is not an array");
     else {
         read_model(r, root);
         read_usage(r, aw_json_get(root, "usage"));
@@ -234,138 +205,90 @@ static int on_other(void *ctx, aw_text field, aw_text value, uint64_t at)
     aw_openai_reader *r = ctx;
     if (field.len == 5 && memcmp(field.ptr, "error", 5) == 0) {
         aw_json_doc *doc = NULL;
-        aw_json_read_options ro = {.alloc = r->alloc};
+        aw_json_read_options ro = {.alloc = r->base.alloc};
         if (aw_json_parse(value.ptr, value.len, &ro, &doc, NULL) == 0) {
             const aw_json_value *root = aw_json_doc_root(doc);
             const aw_json_value *e = aw_json_get(root, "error");
-            int rc = stream_error(r, e ? e : root);
+            int rc = server_error(r, e ? e : root);
             aw_json_doc_free(doc);
             return rc;
         }
-        r->info.error_retryable = true;
-        r->status = aw_rt_error(&r->err, AW_EIO, "the server reported an error: %.*s",
-                                (int)(value.len > 300 ? 300 : value.len), value.ptr);
-        return r->status;
+        r->base.info.error_retryable = true;
+        return aw_reply_fail(&r->base, AW_EIO, "the server reported an error: %.*s",
+                             (int)(value.len > 300 ? 300 : value.len), value.ptr);
     }
     char name[40];
     aw_reply_copy(name, sizeof name, field.ptr, field.len);
-    return bad(r, at, "unknown field \"%s\"", name);
+    return aw_reply_bad(&r->base, at, "unknown field \"%s\"", name);
 }
 
 static void reader_init(void *self, const aw_allocator *alloc, const aw_reply_sink *sink)
 {
     aw_openai_reader *r = self;
     memset(r, 0, sizeof *r);
-    r->alloc = alloc;
-    r->sink = *sink;
-    aw_reply_info_init(&r->info);
     aw_sse_handlers h = {on_event, on_other};
-    aw_sse_init(&r->sse, alloc, 0, 0, &h, r);
+    aw_reply_base_init(&r->base, alloc, sink, &h, r);
 }
 
 static void reader_release(void *self)
 {
     aw_openai_reader *r = self;
-    aw_sse_release(&r->sse);
+    aw_reply_base_release(&r->base);
     for (size_t i = 0; i < r->ncalls; i++) {
         aw_buf_free(&r->calls[i].id);
         aw_buf_free(&r->calls[i].name);
         aw_buf_free(&r->calls[i].arguments);
     }
-    aw_free(r->alloc, r->calls);
-}
-
-/* The SSE reader reports a handler's failure as AW_ESTOP; the failure
- * itself is in r->status. */
-static int result(aw_openai_reader *r, int rc, const aw_error *sse_err, aw_error *err)
-{
-    if (rc == 0)
-        return 0;
-    if (r->status) {
-        if (err)
-            *err = r->err;
-        return r->status;
-    }
-    r->status = rc;
-    r->err = *sse_err;
-    if (rc == AW_ELIMIT || rc == AW_ESYNTAX) {
-        aw_rt_error(&r->err, rc, "bad stream: %s", sse_err->message);
-        r->err.offset = sse_err->offset;
-    }
-    if (err)
-        *err = r->err;
-    return rc;
+    aw_free(r->base.alloc, r->calls);
 }
 
 static int reader_feed(void *self, const char *p, size_t n, aw_error *err)
 {
-    aw_openai_reader *r = self;
-    aw_error sse_err;
-    int rc = r->status ? r->status : aw_sse_feed(&r->sse, p, n, &sse_err);
-    return result(r, rc, &sse_err, err);
+    return aw_reply_feed(&((aw_openai_reader *)self)->base, p, n, err);
 }
 
 static int reader_finish(void *self, aw_error *err)
 {
     aw_openai_reader *r = self;
-    aw_error sse_err;
-    int rc = r->status ? r->status : aw_sse_finish(&r->sse, &sse_err);
-    if (rc)
-        return result(r, rc, &sse_err, err);
+    if (aw_reply_end(&r->base, err))
+        return r->base.status;
     if (!r->finished && !r->done) {
-        r->info.error_retryable = true;
-        r->status = aw_rt_error(&r->err, AW_EIO, "the stream ended before the reply did (no finish_reason, no [DONE])");
-        return result(r, r->status, NULL, err);
+        r->base.info.error_retryable = true;
+        aw_reply_fail(&r->base, AW_EIO, "the stream ended before the reply did (no finish_reason, no [DONE])");
+    } else {
+        send_calls(r, aw_sse_position(&r->base.sse));
     }
-    return result(r, send_calls(r, aw_sse_position(&r->sse)), NULL, err);
+    return aw_reply_status(&r->base, err);
 }
 
-/* A reply that came whole: one chat.completion document. */
+/* A reply that came whole: one chat.completion document, its message
+ * read as one delta holding everything. */
 static int reader_whole(void *self, const char *p, size_t n, aw_error *err)
 {
     aw_openai_reader *r = self;
-    aw_json_read_options ro = {.alloc = r->alloc};
-    aw_json_doc *doc = NULL;
-    aw_error jerr;
-    int rc = aw_json_parse(p, n, &ro, &doc, &jerr);
-    if (rc == AW_ENOMEM)
-        return result(r, nomem(r), NULL, err);
-    if (rc) {
-        r->status = aw_rt_error(&r->err, AW_ESYNTAX, "bad reply at byte %zu: not JSON: %s", jerr.offset, jerr.message);
-        return result(r, r->status, NULL, err);
-    }
+    aw_json_doc *doc;
+    if (aw_reply_parse_whole(&r->base, p, n, &doc))
+        return aw_reply_status(&r->base, err);
     const aw_json_value *root = aw_json_doc_root(doc);
     const aw_json_value *e = aw_json_get(root, "error");
     const aw_json_value *choice = aw_json_at(aw_json_get(root, "choices"), 0);
     const aw_json_value *msg = aw_json_get(choice, "message");
     if (e && !aw_json_is_null(e))
-        rc = stream_error(r, e);
+        server_error(r, e);
     else if (!aw_json_is_object(msg))
-        rc = r->status = aw_rt_error(&r->err, AW_ESYNTAX, "bad reply: no choices[0].message");
+        aw_reply_fail(&r->base, AW_ESYNTAX, "bad reply: no choices[0].message");
     else {
         read_model(r, root);
         read_usage(r, aw_json_get(root, "usage"));
-        /* the message is read as one delta holding everything */
-        const aw_json_value *calls = aw_json_get(msg, "tool_calls");
-        if (!str_or_null(aw_json_get(msg, "content")) || (calls && !aw_json_is_array(calls) && !aw_json_is_null(calls)))
-            rc = r->status = aw_rt_error(&r->err, AW_ESYNTAX, "bad reply: choices[0].message has a field of the wrong type");
-        else
-            rc = text_out(r, aw_json_get(msg, "reasoning_content"), true) ||
-                 text_out(r, aw_json_get(msg, "reasoning"), true) || text_out(r, aw_json_get(msg, "content"), false);
-        for (size_t i = 0; !rc && i < aw_json_count(calls); i++)
-            rc = call_fragment(r, aw_json_at(calls, i), i, 0);
-        if (!rc) {
-            const aw_json_value *f = aw_json_get(choice, "finish_reason");
-            rc = aw_json_is_string(f) ? finish_reason(r, f, 0) : send_calls(r, 0);
-        }
-        if (rc)
-            rc = r->status;
+        const aw_json_value *f = aw_json_get(choice, "finish_reason");
+        if (read_delta(r, msg, AW_REPLY_WHOLE) == 0)
+            aw_json_is_string(f) ? finish_reason(r, f, AW_REPLY_WHOLE) : send_calls(r, AW_REPLY_WHOLE);
     }
     aw_json_doc_free(doc);
-    return result(r, rc, NULL, err);
+    return aw_reply_status(&r->base, err);
 }
 
-static const aw_reply_info *reader_info(const void *self) { return &((const aw_openai_reader *)self)->info; }
+static const aw_reply_info *reader_info(const void *self) { return &((const aw_openai_reader *)self)->base.info; }
 
 const aw_reply_reader_ops aw_openai_reader_ops = {
     sizeof(aw_openai_reader), reader_init, reader_feed, reader_finish, reader_whole, reader_info, reader_release,

@@ -21,7 +21,24 @@
  * hostile server, not a model's answer. */
 #define WHOLE_BODY_MAX ((size_t)256 << 20)
 
-typedef struct hp_call {
+typedef struct hp_call hp_call;
+
+/* One provider instance: its endpoint, key, HTTP client, the requests it
+ * runs, and the conversation's wire form kept between requests. */
+typedef struct aw_hp {
+    const aw_hp_kind *kind;
+    aw_provider *p;
+    aw_http *http;
+    char *url;
+    char *key;          /* NULL: none (a server on this machine) */
+    char *headers[4];   /* the key's header among them */
+    size_t nheaders;
+    size_t inflight;    /* requests running: the cache must not move under them */
+    hp_call *calls;     /* those requests */
+    aw_wire_cache cache;
+} aw_hp;
+
+struct hp_call {
     aw_hp *hp;
     struct hp_call *prev, *next; /* in hp->calls */
     aw_model_call *call;
@@ -34,7 +51,7 @@ typedef struct hp_call {
     aw_buf whole;
     void *reader;
     aw_buf trace_carry; /* the end of the last traced chunk, held back in case a key straddles chunks */
-} hp_call;
+};
 
 /* ---- endpoint and key ----------------------------------------------------------------- */
 
@@ -49,12 +66,15 @@ static char *join2(const aw_allocator *a, const char *x, size_t xn, const char *
     return s;
 }
 
-int aw_hp_init(aw_hp *hp, aw_provider *p, const aw_hp_kind *kind, aw_error *err)
+static void hp_release(aw_hp *hp);
+
+static int hp_init(aw_hp *hp, aw_provider *p, const aw_hp_kind *kind, aw_error *err)
 {
     memset(hp, 0, sizeof *hp);
     hp->kind = kind;
     hp->p = p;
     const aw_allocator *a = p->alloc;
+    aw_wire_cache_init(&hp->cache, a);
     const char *base = p->cfg.base_url;
     if (!base || !*base)
         base = getenv(kind->base_env);
@@ -72,12 +92,12 @@ int aw_hp_init(aw_hp *hp, aw_provider *p, const aw_hp_kind *kind, aw_error *err)
         hp->key = aw_rt_strdup(a, key);
         hp->headers[hp->nheaders] = hp->key ? join2(a, kind->key_header, strlen(kind->key_header), key) : NULL;
         if (!hp->headers[hp->nheaders++]) {
-            aw_hp_release(hp);
+            hp_release(hp);
             return aw_rt_error(err, AW_ENOMEM, "%s: out of memory", kind->name);
         }
     } else if (!aw_http_url_is_loopback(hp->url)) {
         /* A server on this machine (llama.cpp, vLLM, Ollama) needs no key. */
-        aw_hp_release(hp);
+        hp_release(hp);
         return aw_rt_error(err, AW_EINVAL, "%s: %s is not set", kind->name, var);
     }
     const char *fixed[] = {"Content-Type: application/json", kind->fixed_header};
@@ -85,13 +105,13 @@ int aw_hp_init(aw_hp *hp, aw_provider *p, const aw_hp_kind *kind, aw_error *err)
         if (!fixed[i])
             continue;
         if (!(hp->headers[hp->nheaders++] = aw_rt_strdup(a, fixed[i]))) {
-            aw_hp_release(hp);
+            hp_release(hp);
             return aw_rt_error(err, AW_ENOMEM, "%s: out of memory", kind->name);
         }
     }
     hp->http = aw_http_new(p->loop, a, err);
     if (!hp->http) {
-        aw_hp_release(hp);
+        hp_release(hp);
         return aw_rt_error(err, AW_ENOMEM, "%s: out of memory", kind->name);
     }
     return 0;
@@ -110,7 +130,7 @@ static void free_secret(const aw_allocator *a, char *s)
 
 static void free_call(hp_call *c);
 
-void aw_hp_release(aw_hp *hp)
+static void hp_release(aw_hp *hp)
 {
     const aw_allocator *a = hp->p->alloc;
     /* Calls still running end here, reporting nothing (the provider is
@@ -131,6 +151,7 @@ void aw_hp_release(aw_hp *hp)
     hp->key = NULL;
     aw_free(a, hp->url);
     hp->url = NULL;
+    aw_wire_cache_release(&hp->cache);
 }
 
 /* ---- redaction and trace ------------------------------------------------------------------- */
@@ -388,7 +409,7 @@ static void on_done(void *ctx, const aw_http_result *res)
 
 /* ---- starting and cancelling --------------------------------------------------------------------- */
 
-int aw_hp_send(aw_hp *hp, aw_model_call *call, aw_body *body, bool stream, aw_error *err)
+static int hp_send(aw_hp *hp, aw_model_call *call, aw_body *body, bool stream, aw_error *err)
 {
     const aw_allocator *a = hp->p->alloc;
     const aw_provider_config *cfg = &hp->p->cfg;
@@ -455,7 +476,7 @@ int aw_hp_send(aw_hp *hp, aw_model_call *call, aw_body *body, bool stream, aw_er
     return 0;
 }
 
-void aw_hp_cancel(aw_model_call *call)
+void aw_hp_provider_cancel(aw_model_call *call)
 {
     hp_call *c = call->impl;
     if (!c)
@@ -463,6 +484,48 @@ void aw_hp_cancel(aw_model_call *call)
     aw_http_cancel(c->req);
     free_call(c);
     call->impl = NULL;
+}
+
+/* ---- the provider ops --------------------------------------------------------------------------- */
+
+int aw_hp_provider_init(aw_provider *p, const aw_hp_kind *kind, aw_error *err)
+{
+    aw_hp *hp = aw_malloc(p->alloc, sizeof *hp);
+    if (!hp)
+        return aw_rt_error(err, AW_ENOMEM, "%s: out of memory", kind->name);
+    int rc = hp_init(hp, p, kind, err);
+    if (rc) {
+        aw_free(p->alloc, hp);
+        return rc;
+    }
+    p->impl = hp;
+    return 0;
+}
+
+void aw_hp_provider_destroy(aw_provider *p)
+{
+    aw_hp *hp = p->impl;
+    if (!hp)
+        return;
+    hp_release(hp);
+    aw_free(p->alloc, hp);
+    p->impl = NULL;
+}
+
+int aw_hp_provider_send(aw_provider *p, aw_model_call *call, const aw_model_request *req, aw_error *err)
+{
+    aw_hp *hp = p->impl;
+    bool stream = !p->cfg.no_stream;
+    aw_body body;
+    aw_body_init(&body, p->alloc);
+    /* A request in flight sends from the cache, which must not move: a
+     * second one at the same time writes its own copy. */
+    aw_wire_cache *cache = hp->inflight ? NULL : &hp->cache;
+    if (aw_wire_request(hp->kind->write_request, cache, p->model, req, stream, &body, p->alloc)) {
+        aw_body_release(&body);
+        return aw_rt_error(err, AW_ENOMEM, "%s: out of memory", hp->kind->name);
+    }
+    return hp_send(hp, call, &body, stream, err);
 }
 
 /* ---- errors ------------------------------------------------------------------------------------- */

@@ -26,44 +26,20 @@
 
 #define KEY "sk-ant-test-0123456789-SECRET"
 
-typedef struct fixture {
-    aw_stub stub;
-    aw_loop *loop;
-    aw_provider *p;
-} fixture;
+typedef aw_test_fixture fixture;
 
 static aw_provider *make_provider(aw_loop *l, const char *base, bool no_stream, aw_trace_fn trace, void *trace_ctx)
 {
-    aw_provider_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.spec = "anthropic:claude-test";
-    cfg.base_url = base;
-    cfg.no_stream = no_stream;
-    cfg.idle_timeout_ms = 20000;
-    cfg.trace = trace;
-    cfg.trace_ctx = trace_ctx;
-    aw_error err;
-    aw_provider *p = aw_provider_new(l, &cfg, &err);
-    if (!p)
-        fail_msg("%s", err.message);
-    return p;
+    return aw_test_provider(l, "anthropic:claude-test", base, no_stream, trace, trace_ctx, NULL);
 }
 
 static void start(fixture *f, const char *script)
 {
-    setenv("ANTHROPIC_API_KEY", KEY, 1);
-    aw_stub_start(&f->stub, script);
-    f->loop = aw_loop_new(NULL, NULL);
-    f->p = make_provider(f->loop, f->stub.base_url, false, NULL, NULL);
+    aw_test_fixture_start(f, script, "anthropic:claude-test", "", "ANTHROPIC_API_KEY", KEY);
 }
 
-static void finish(fixture *f)
-{
-    aw_provider_free(f->p);
-    aw_loop_free(f->loop);
-    aw_stub_wait(&f->stub, 10000);
-    aw_stub_stop(&f->stub);
-}
+#define finish aw_test_fixture_finish
+#define run aw_test_fixture_run
 
 static aw_chat_msg user_msg(const char *text)
 {
@@ -72,19 +48,6 @@ static aw_chat_msg user_msg(const char *text)
     m.role = AW_CHAT_USER;
     m.content = (aw_text){text, strlen(text)};
     return m;
-}
-
-static void run(fixture *f, aw_provider *p, const aw_model_request *req, aw_test_reply *r)
-{
-    aw_error err;
-    if (aw_test_model_run(f->loop, p ? p : f->p, req, r, &err))
-        fail_msg("send: %s", err.message);
-}
-
-static const char *str(const aw_json_value *v, const char *k)
-{
-    const aw_json_value *s = aw_json_get(v, k);
-    return aw_json_is_string(s) ? s->u.str.ptr : NULL;
 }
 
 /* ---- replies ------------------------------------------------------------------------------- */
@@ -182,60 +145,60 @@ static void test_request_body_and_headers(void **state)
 
     aw_json_doc *logged = aw_stub_log_request(&f.stub, 0);
     const aw_json_value *root = aw_json_doc_root(logged);
-    assert_string_equal(str(root, "path"), "/v1/messages");
+    assert_string_equal(aw_test_str(root, "path"), "/v1/messages");
     const aw_json_value *h = aw_json_get(root, "headers");
-    assert_string_equal(str(h, "x-api-key"), KEY);
-    assert_string_equal(str(h, "anthropic-version"), "2023-06-01");
-    assert_string_equal(str(h, "content-type"), "application/json");
+    assert_string_equal(aw_test_str(h, "x-api-key"), KEY);
+    assert_string_equal(aw_test_str(h, "anthropic-version"), "2023-06-01");
+    assert_string_equal(aw_test_str(h, "content-type"), "application/json");
     assert_null(aw_json_get(h, "authorization"));
     const aw_json_value *b = aw_json_get(root, "body");
     aw_json_doc *body = NULL;
     if (aw_json_parse(b->u.str.ptr, b->u.str.len, NULL, &body, NULL))
         fail_msg("not JSON: %s", b->u.str.ptr);
     const aw_json_value *j = aw_json_doc_root(body);
-    assert_string_equal(str(j, "model"), "claude-test");
+    assert_string_equal(aw_test_str(j, "model"), "claude-test");
     assert_int_equal((int)aw_json_get(j, "max_tokens")->u.num.d, 4096);
     const aw_json_value *sys = aw_json_at(aw_json_get(j, "system"), 0);
-    assert_string_equal(str(sys, "text"), "Be brief.");
-    assert_string_equal(str(aw_json_get(sys, "cache_control"), "type"), "ephemeral");
+    assert_string_equal(aw_test_str(sys, "text"), "Be brief.");
+    assert_string_equal(aw_test_str(aw_json_get(sys, "cache_control"), "type"), "ephemeral");
     const aw_json_value *t0 = aw_json_at(aw_json_get(j, "tools"), 0);
-    assert_string_equal(str(t0, "name"), "ls");
-    assert_string_equal(str(t0, "description"), "List");
+    assert_string_equal(aw_test_str(t0, "name"), "ls");
+    assert_string_equal(aw_test_str(t0, "description"), "List");
     assert_true(aw_json_equal(aw_json_get(t0, "input_schema"), aw_json_doc_root(schema)));
     assert_true(aw_json_get(j, "stream")->u.b);
     assert_true(aw_json_get(j, "temperature")->u.num.d == 0.5);
 
     const aw_json_value *msgs = aw_json_get(j, "messages");
     assert_int_equal(aw_json_count(msgs), 3); /* user, assistant, user: roles alternate */
-    assert_string_equal(str(msg_at(msgs, 0), "role"), "user");
-    assert_string_equal(str(block(msg_at(msgs, 0), 0), "text"), "List and read.");
+    assert_string_equal(aw_test_str(msg_at(msgs, 0), "role"), "user");
+    assert_string_equal(aw_test_str(block(msg_at(msgs, 0), 0), "text"), "List and read.");
     const aw_json_value *a = msg_at(msgs, 1);
-    assert_string_equal(str(a, "role"), "assistant");
+    assert_string_equal(aw_test_str(a, "role"), "assistant");
     assert_int_equal(aw_json_count(aw_json_get(a, "content")), 5);
-    assert_string_equal(str(block(a, 0), "type"), "text");
-    assert_string_equal(str(block(a, 0), "text"), "Listing.");
-    assert_string_equal(str(block(a, 1), "type"), "tool_use");
-    assert_string_equal(str(block(a, 1), "id"), "toolu_1");
-    assert_string_equal(str(block(a, 1), "name"), "ls");
-    assert_string_equal(str(aw_json_get(block(a, 1), "input"), "dir"), ".");
-    assert_string_equal(str(aw_json_get(block(a, 2), "input"), "path"), "a.txt");
+    assert_string_equal(aw_test_str(block(a, 0), "type"), "text");
+    assert_string_equal(aw_test_str(block(a, 0), "text"), "Listing.");
+    assert_string_equal(aw_test_str(block(a, 1), "type"), "tool_use");
+    assert_string_equal(aw_test_str(block(a, 1), "id"), "toolu_1");
+    assert_string_equal(aw_test_str(block(a, 1), "name"), "ls");
+    assert_string_equal(aw_test_str(aw_json_get(block(a, 1), "input"), "dir"), ".");
+    assert_string_equal(aw_test_str(aw_json_get(block(a, 2), "input"), "path"), "a.txt");
     const aw_json_value *wrapped = aw_json_get(aw_json_get(block(a, 3), "input"), "arguments");
     assert_int_equal(aw_json_count(wrapped), 2);
     assert_int_equal(aw_json_count(aw_json_get(block(a, 4), "input")), 0);
     assert_true(aw_json_is_object(aw_json_get(block(a, 4), "input")));
     const aw_json_value *u = msg_at(msgs, 2);
-    assert_string_equal(str(u, "role"), "user");
+    assert_string_equal(aw_test_str(u, "role"), "user");
     assert_int_equal(aw_json_count(aw_json_get(u, "content")), 5); /* four results and the notice */
-    assert_string_equal(str(block(u, 0), "type"), "tool_result");
-    assert_string_equal(str(block(u, 0), "tool_use_id"), "toolu_1");
-    assert_string_equal(str(block(u, 0), "content"), "a.txt");
+    assert_string_equal(aw_test_str(block(u, 0), "type"), "tool_result");
+    assert_string_equal(aw_test_str(block(u, 0), "tool_use_id"), "toolu_1");
+    assert_string_equal(aw_test_str(block(u, 0), "content"), "a.txt");
     assert_null(aw_json_get(block(u, 0), "is_error"));
-    assert_string_equal(str(block(u, 1), "content"), "no such file");
+    assert_string_equal(aw_test_str(block(u, 1), "content"), "no such file");
     assert_true(aw_json_get(block(u, 1), "is_error")->u.b);
     assert_null(aw_json_get(block(u, 3), "content")); /* empty: left out */
     /* the history's end carries the prompt-cache mark; the notice after it does not */
-    assert_string_equal(str(aw_json_get(block(u, 3), "cache_control"), "type"), "ephemeral");
-    assert_string_equal(str(block(u, 4), "text"), "<XML-NEXT nonce=\"n0nce\"/>");
+    assert_string_equal(aw_test_str(aw_json_get(block(u, 3), "cache_control"), "type"), "ephemeral");
+    assert_string_equal(aw_test_str(block(u, 4), "text"), "<XML-NEXT nonce=\"n0nce\"/>");
     assert_null(aw_json_get(block(u, 4), "cache_control"));
     aw_json_doc_free(body);
     aw_json_doc_free(logged);
@@ -265,32 +228,9 @@ static void test_request_body_and_headers(void **state)
     finish(&f);
 }
 
-static char *body_via(fixture *f, aw_provider *p, const aw_model_request *req, size_t log_index)
-{
-    aw_test_reply r;
-    aw_test_reply_init(&r);
-    run(f, p, req, &r);
-    assert_int_equal(r.code, 0);
-    aw_test_reply_free(&r);
-    return aw_stub_log_body(&f->stub, log_index, NULL);
-}
-
-static char *fresh_body(fixture *f, const aw_model_request *req, size_t log_index)
-{
-    aw_provider *fresh = make_provider(f->loop, f->stub.base_url, false, NULL, NULL);
-    char *b = body_via(f, fresh, req, log_index);
-    aw_provider_free(fresh);
-    return b;
-}
-
-static void assert_same(char *a, char *b)
-{
-    assert_non_null(a);
-    assert_non_null(b);
-    assert_string_equal(a, b);
-    free(a);
-    free(b);
-}
+/* The body logged for req, sent by the fixture's provider or a fresh one. */
+static char *body_via(fixture *f, aw_provider *p, const aw_model_request *req, size_t i) { return aw_test_fixture_body(f, p, false, req, i); }
+static char *fresh_body(fixture *f, const aw_model_request *req, size_t i) { return aw_test_fixture_body(f, NULL, true, req, i); }
 
 static void test_cache_equals_fresh(void **state)
 {
@@ -313,18 +253,18 @@ static void test_cache_equals_fresh(void **state)
     /* the next result joins the open user message across the cache's end */
     aw_test_chat_result(chat, "t1", "a", "two", true);
     char *a = body_via(&f, NULL, &req, n++);
-    assert_same(a, fresh_body(&f, &req, n++));
+    aw_test_same_and_free(a, fresh_body(&f, &req, n++));
     aw_test_chat_call(chat, "next", "t2", "b", "not json at all");
     aw_test_chat_result(chat, "t2", "b", "r", false);
     aw_test_chat_add(chat, AW_CHAT_USER, "more");
     a = body_via(&f, NULL, &req, n++);
-    assert_same(a, fresh_body(&f, &req, n++));
+    aw_test_same_and_free(a, fresh_body(&f, &req, n++));
     /* another chat: started over */
     aw_chat *other = aw_chat_new(NULL);
     aw_test_chat_add(other, AW_CHAT_USER, "other");
     req.history = other;
     a = body_via(&f, NULL, &req, n++);
-    assert_same(a, fresh_body(&f, &req, n++));
+    aw_test_same_and_free(a, fresh_body(&f, &req, n++));
     /* xml mode: the thread grows, once stopping inside a character */
     const char thread[] = "<thread>\n  <message role=\"user\">caf\xC3\xA9 \xF0\x9F\x98\x80 &amp;</message>\n  <x/>\n";
     size_t cuts[] = {9, 37, 38, 44, sizeof thread - 1};
@@ -333,7 +273,7 @@ static void test_cache_equals_fresh(void **state)
     for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
         req.thread_stable = (aw_text){thread, cuts[i]};
         a = body_via(&f, NULL, &req, n++);
-        assert_same(a, fresh_body(&f, &req, n++));
+        aw_test_same_and_free(a, fresh_body(&f, &req, n++));
     }
     aw_chat_free(chat);
     aw_chat_free(other);
@@ -415,19 +355,6 @@ static void test_errors_in_words(void **state)
     aw_test_reply_free(&r);
 }
 
-/* The trace as one text: a "== what" line where the kind changes, so the
- * pieces of a reply body read as one. */
-static const char *last_what;
-
-static void collect_trace(void *ctx, const char *what, const char *p, size_t n)
-{
-    aw_buf *t = ctx;
-    if (!last_what || strcmp(what, last_what) != 0)
-        aw_buf_printf(t, "\n== %s\n", what);
-    last_what = what;
-    aw_buf_append(t, p, n);
-}
-
 static void test_key_handling(void **state)
 {
     (void)state;
@@ -445,9 +372,9 @@ static void test_key_handling(void **state)
     fixture f;
     start(&f, "{\"text\":\"" KEY " echoed\",\"piece\":1000,\"max_chunk\":3}\n{\"text\":\"via env\"}\n");
     aw_provider_free(f.p);
-    aw_buf trace;
-    aw_buf_init(&trace, NULL);
-    f.p = make_provider(f.loop, f.stub.base_url, false, collect_trace, &trace);
+    aw_test_trace trace;
+    aw_test_trace_init(&trace);
+    f.p = make_provider(f.loop, f.stub.base_url, false, aw_test_trace_fn, &trace);
     aw_chat_msg m = user_msg("hi");
     aw_model_request req;
     memset(&req, 0, sizeof req);
@@ -457,14 +384,14 @@ static void test_key_handling(void **state)
     aw_test_reply_init(&r);
     run(&f, NULL, &req, &r);
     assert_int_equal(r.code, 0);
-    aw_buf_putc(&trace, 0);
-    assert_null(strstr(trace.data, KEY));
-    assert_non_null(strstr(trace.data, "x-api-key: [redacted]"));
-    assert_non_null(strstr(trace.data, "anthropic-version: 2023-06-01"));
-    assert_non_null(strstr(trace.data, "[redacted] echoed"));
-    assert_non_null(strstr(trace.data, "event: message_stop"));
+    aw_buf_putc(&trace.text, 0);
+    assert_null(strstr(trace.text.data, KEY));
+    assert_non_null(strstr(trace.text.data, "x-api-key: [redacted]"));
+    assert_non_null(strstr(trace.text.data, "anthropic-version: 2023-06-01"));
+    assert_non_null(strstr(trace.text.data, "[redacted] echoed"));
+    assert_non_null(strstr(trace.text.data, "event: message_stop"));
     aw_test_reply_free(&r);
-    aw_buf_free(&trace);
+    aw_buf_free(&trace.text);
     /* the base URL from ANTHROPIC_BASE_URL */
     setenv("ANTHROPIC_BASE_URL", f.stub.base_url, 1);
     aw_provider *p = make_provider(f.loop, NULL, false, NULL, NULL);
@@ -488,8 +415,8 @@ static int build_run(const aw_allocator *a, void *ctx)
     aw_test_chat_call(chat, "", "c2", "g", "7");
     aw_test_chat_result(chat, "c1", "f", "r1", true);
     aw_test_chat_result(chat, "c2", "g", "r2", false);
-    aw_anthropic_cache cache;
-    aw_anthropic_cache_init(&cache, a);
+    aw_wire_cache cache;
+    aw_wire_cache_init(&cache, a);
     aw_chat_msg eph = user_msg("n");
     aw_model_request req;
     memset(&req, 0, sizeof req);
@@ -503,7 +430,7 @@ static int build_run(const aw_allocator *a, void *ctx)
     for (int round = 0; round < 2 && rc == 0; round++) {
         aw_body body;
         aw_body_init(&body, a);
-        rc = aw_anthropic_request(cached ? &cache : NULL, "m", &req, true, &body, a);
+        rc = aw_wire_request(aw_anthropic_request, cached ? &cache : NULL, "m", &req, true, &body, a);
         aw_buf joined;
         aw_buf_init(&joined, a);
         if (rc == 0 && (rc = aw_body_join(&body, &joined)) == 0) {
@@ -518,30 +445,16 @@ static int build_run(const aw_allocator *a, void *ctx)
         if (round == 0)
             aw_test_chat_result(chat, "c2", "g", "late", false);
     }
-    aw_anthropic_cache_release(&cache);
+    aw_wire_cache_release(&cache);
     aw_chat_free(chat);
     return rc;
 }
 
-static int sink_text(void *ctx, const char *p, size_t n) { (void)ctx; (void)p; (void)n; return 0; }
-static int sink_tool(void *ctx, const aw_chat_call *c) { (void)ctx; (void)c; return 0; }
-
 static int read_run(const aw_allocator *a, void *ctx)
 {
-    const char *stream = ctx;
-    aw_anthropic_reader r;
-    aw_reply_sink sink = {sink_text, sink_text, sink_tool, NULL};
-    aw_anthropic_reader_ops.init(&r, a, &sink);
-    aw_error err;
-    int rc = 0;
-    for (size_t i = 0, n = strlen(stream); i < n && rc == 0; i += 9)
-        rc = aw_anthropic_reader_ops.feed(&r, stream + i, n - i < 9 ? n - i : 9, &err);
-    if (rc == 0)
-        rc = aw_anthropic_reader_ops.finish(&r, &err);
-    if (rc == 0 && strcmp(r.info.stop_reason, "tool_use") != 0)
-        rc = AW_EINVAL;
-    aw_anthropic_reader_ops.release(&r);
-    return rc;
+    aw_reply_info info;
+    int rc = aw_test_read_reply(&aw_anthropic_reader_ops, a, ctx, 9, &info);
+    return rc == 0 && strcmp(info.stop_reason, "tool_use") != 0 ? AW_EINVAL : rc;
 }
 
 static void test_allocation_failures(void **state)

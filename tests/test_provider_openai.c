@@ -25,45 +25,20 @@
 
 #define KEY "sk-test-0123456789-SECRET"
 
-typedef struct fixture {
-    aw_stub stub;
-    aw_loop *loop;
-    aw_provider *p;
-    char base[128];
-} fixture;
+typedef aw_test_fixture fixture;
 
 static aw_provider *make_provider(aw_loop *l, const char *base, bool no_stream, const aw_allocator *a)
 {
-    aw_provider_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.spec = "openai:gpt-test";
-    cfg.base_url = base;
-    cfg.no_stream = no_stream;
-    cfg.idle_timeout_ms = 20000;
-    cfg.alloc = a;
-    aw_error err;
-    aw_provider *p = aw_provider_new(l, &cfg, &err);
-    if (!p)
-        fail_msg("%s", err.message);
-    return p;
+    return aw_test_provider(l, "openai:gpt-test", base, no_stream, NULL, NULL, a);
 }
 
 static void start(fixture *f, const char *script)
 {
-    setenv("OPENAI_API_KEY", KEY, 1);
-    aw_stub_start(&f->stub, script);
-    snprintf(f->base, sizeof f->base, "%s/v1", f->stub.base_url);
-    f->loop = aw_loop_new(NULL, NULL);
-    f->p = make_provider(f->loop, f->base, false, NULL);
+    aw_test_fixture_start(f, script, "openai:gpt-test", "/v1", "OPENAI_API_KEY", KEY);
 }
 
-static void finish(fixture *f)
-{
-    aw_provider_free(f->p);
-    aw_loop_free(f->loop);
-    aw_stub_wait(&f->stub, 10000);
-    aw_stub_stop(&f->stub);
-}
+#define finish aw_test_fixture_finish
+#define run aw_test_fixture_run
 
 static aw_model_request simple_request(const char *user)
 {
@@ -77,13 +52,6 @@ static aw_model_request simple_request(const char *user)
     req.ephemeral_count = 1;
     req.turn = 1;
     return req;
-}
-
-static void run(fixture *f, aw_provider *p, const aw_model_request *req, aw_test_reply *r)
-{
-    aw_error err;
-    if (aw_test_model_run(f->loop, p ? p : f->p, req, r, &err))
-        fail_msg("send: %s", err.message);
 }
 
 /* ---- replies ----------------------------------------------------------------------------- */
@@ -171,11 +139,6 @@ static void test_tool_calls_joined_usage_and_reasoning(void **state)
 /* ---- the request ---------------------------------------------------------------------------- */
 
 static const aw_json_value *at(const aw_json_value *v, size_t i) { return aw_json_at(v, i); }
-static const char *str(const aw_json_value *v, const char *k)
-{
-    const aw_json_value *s = aw_json_get(v, k);
-    return aw_json_is_string(s) ? s->u.str.ptr : NULL;
-}
 
 static void test_request_body_and_headers(void **state)
 {
@@ -215,40 +178,40 @@ static void test_request_body_and_headers(void **state)
 
     aw_json_doc *logged = aw_stub_log_request(&f.stub, 0);
     const aw_json_value *root = aw_json_doc_root(logged);
-    assert_string_equal(str(root, "path"), "/v1/chat/completions");
+    assert_string_equal(aw_test_str(root, "path"), "/v1/chat/completions");
     const aw_json_value *h = aw_json_get(root, "headers");
-    assert_string_equal(str(h, "authorization"), "Bearer " KEY);
-    assert_string_equal(str(h, "content-type"), "application/json");
+    assert_string_equal(aw_test_str(h, "authorization"), "Bearer " KEY);
+    assert_string_equal(aw_test_str(h, "content-type"), "application/json");
     const aw_json_value *b = aw_json_get(root, "body");
     aw_json_doc *body = NULL;
     assert_int_equal(aw_json_parse(b->u.str.ptr, b->u.str.len, NULL, &body, NULL), 0);
     const aw_json_value *j = aw_json_doc_root(body);
-    assert_string_equal(str(j, "model"), "gpt-test");
+    assert_string_equal(aw_test_str(j, "model"), "gpt-test");
     const aw_json_value *msgs = aw_json_get(j, "messages");
     assert_int_equal(aw_json_count(msgs), 6);
-    assert_string_equal(str(at(msgs, 0), "role"), "system");
-    assert_string_equal(str(at(msgs, 0), "content"), "You are terse.");
-    assert_string_equal(str(at(msgs, 1), "role"), "user");
-    assert_string_equal(str(at(msgs, 1), "content"), "List the files.");
+    assert_string_equal(aw_test_str(at(msgs, 0), "role"), "system");
+    assert_string_equal(aw_test_str(at(msgs, 0), "content"), "You are terse.");
+    assert_string_equal(aw_test_str(at(msgs, 1), "role"), "user");
+    assert_string_equal(aw_test_str(at(msgs, 1), "content"), "List the files.");
     const aw_json_value *call_msg = at(msgs, 2);
-    assert_string_equal(str(call_msg, "role"), "assistant");
+    assert_string_equal(aw_test_str(call_msg, "role"), "assistant");
     assert_true(aw_json_is_null(aw_json_get(call_msg, "content")));
     const aw_json_value *tc = at(aw_json_get(call_msg, "tool_calls"), 0);
-    assert_string_equal(str(tc, "id"), "call_1");
-    assert_string_equal(str(tc, "type"), "function");
-    assert_string_equal(str(aw_json_get(tc, "function"), "name"), "ls");
-    assert_string_equal(str(aw_json_get(tc, "function"), "arguments"), "{\"dir\":\".\"}");
-    assert_string_equal(str(at(msgs, 3), "role"), "tool");
-    assert_string_equal(str(at(msgs, 3), "tool_call_id"), "call_1");
-    assert_string_equal(str(at(msgs, 3), "content"), "a.txt\nb.txt");
-    assert_string_equal(str(at(msgs, 4), "content"), "Two files.");
-    assert_string_equal(str(at(msgs, 5), "content"), "<XML-NEXT nonce=\"abc123\"/>"); /* ephemeral last */
+    assert_string_equal(aw_test_str(tc, "id"), "call_1");
+    assert_string_equal(aw_test_str(tc, "type"), "function");
+    assert_string_equal(aw_test_str(aw_json_get(tc, "function"), "name"), "ls");
+    assert_string_equal(aw_test_str(aw_json_get(tc, "function"), "arguments"), "{\"dir\":\".\"}");
+    assert_string_equal(aw_test_str(at(msgs, 3), "role"), "tool");
+    assert_string_equal(aw_test_str(at(msgs, 3), "tool_call_id"), "call_1");
+    assert_string_equal(aw_test_str(at(msgs, 3), "content"), "a.txt\nb.txt");
+    assert_string_equal(aw_test_str(at(msgs, 4), "content"), "Two files.");
+    assert_string_equal(aw_test_str(at(msgs, 5), "content"), "<XML-NEXT nonce=\"abc123\"/>"); /* ephemeral last */
     const aw_json_value *t0 = at(aw_json_get(j, "tools"), 0), *t1 = at(aw_json_get(j, "tools"), 1);
-    assert_string_equal(str(t0, "type"), "function");
-    assert_string_equal(str(aw_json_get(t0, "function"), "name"), "ls");
-    assert_string_equal(str(aw_json_get(t0, "function"), "description"), "List a directory");
+    assert_string_equal(aw_test_str(t0, "type"), "function");
+    assert_string_equal(aw_test_str(aw_json_get(t0, "function"), "name"), "ls");
+    assert_string_equal(aw_test_str(aw_json_get(t0, "function"), "description"), "List a directory");
     assert_true(aw_json_equal(aw_json_get(aw_json_get(t0, "function"), "parameters"), aw_json_doc_root(schema)));
-    assert_string_equal(str(aw_json_get(aw_json_get(t1, "function"), "parameters"), "type"), "object");
+    assert_string_equal(aw_test_str(aw_json_get(aw_json_get(t1, "function"), "parameters"), "type"), "object");
     assert_true(aw_json_get(j, "stream")->u.b);
     assert_true(aw_json_get(aw_json_get(j, "stream_options"), "include_usage")->u.b);
     assert_int_equal((int)aw_json_get(j, "max_tokens")->u.num.d, 512);
@@ -260,37 +223,9 @@ static void test_request_body_and_headers(void **state)
     finish(&f);
 }
 
-/* The body a provider with nothing cached writes for req, as logged. */
-static char *fresh_body(fixture *f, const aw_model_request *req, size_t log_index)
-{
-    aw_provider *fresh = make_provider(f->loop, f->base, false, NULL);
-    aw_test_reply r;
-    aw_test_reply_init(&r);
-    run(f, fresh, req, &r);
-    assert_int_equal(r.code, 0);
-    aw_test_reply_free(&r);
-    aw_provider_free(fresh);
-    return aw_stub_log_body(&f->stub, log_index, NULL);
-}
-
-static char *cached_body(fixture *f, const aw_model_request *req, size_t log_index)
-{
-    aw_test_reply r;
-    aw_test_reply_init(&r);
-    run(f, NULL, req, &r);
-    assert_int_equal(r.code, 0);
-    aw_test_reply_free(&r);
-    return aw_stub_log_body(&f->stub, log_index, NULL);
-}
-
-static void assert_same(char *a, char *b)
-{
-    assert_non_null(a);
-    assert_non_null(b);
-    assert_string_equal(a, b);
-    free(a);
-    free(b);
-}
+/* The body logged for req, sent by the fixture's provider or a fresh one. */
+static char *cached_body(fixture *f, const aw_model_request *req, size_t i) { return aw_test_fixture_body(f, NULL, false, req, i); }
+static char *fresh_body(fixture *f, const aw_model_request *req, size_t i) { return aw_test_fixture_body(f, NULL, true, req, i); }
 
 static void test_history_cache_equals_fresh(void **state)
 {
@@ -317,18 +252,18 @@ static void test_history_cache_equals_fresh(void **state)
     aw_test_chat_add(chat, AW_CHAT_ASSISTANT, "done");
     eph.content = (aw_text){"notice 2", 8};
     char *a = cached_body(&f, &req, n++);
-    assert_same(a, fresh_body(&f, &req, n++));
+    aw_test_same_and_free(a, fresh_body(&f, &req, n++));
     /* no system prompt: the first cached message loses its comma */
     req.system = (aw_text){"", 0};
     a = cached_body(&f, &req, n++);
-    assert_same(a, fresh_body(&f, &req, n++));
+    aw_test_same_and_free(a, fresh_body(&f, &req, n++));
     /* another chat of the same length, then a shorter one: started over */
     aw_chat *other = aw_chat_new(NULL);
     for (int i = 0; i < 4; i++)
         aw_test_chat_add(other, i % 2 ? AW_CHAT_ASSISTANT : AW_CHAT_USER, i % 2 ? "other reply" : "other ask");
     req.history = other;
     a = cached_body(&f, &req, n++);
-    assert_same(a, fresh_body(&f, &req, n++));
+    aw_test_same_and_free(a, fresh_body(&f, &req, n++));
     assert_non_null(strstr(a = aw_stub_log_body(&f.stub, n - 1, NULL), "other ask"));
     assert_null(strstr(a, "first"));
     free(a);
@@ -336,7 +271,7 @@ static void test_history_cache_equals_fresh(void **state)
     aw_test_chat_add(shorter, AW_CHAT_USER, "only one");
     req.history = shorter;
     a = cached_body(&f, &req, n++);
-    assert_same(a, fresh_body(&f, &req, n++));
+    aw_test_same_and_free(a, fresh_body(&f, &req, n++));
     aw_chat_free(chat);
     aw_chat_free(other);
     aw_chat_free(shorter);
@@ -360,12 +295,12 @@ static void test_thread_cache_equals_fresh(void **state)
     for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
         req.thread_stable = (aw_text){thread, cuts[i]};
         char *a = cached_body(&f, &req, n++);
-        assert_same(a, fresh_body(&f, &req, n++));
+        aw_test_same_and_free(a, fresh_body(&f, &req, n++));
     }
     /* a thread that is not the old one grown: escaped afresh */
     req.thread_stable = (aw_text){"<thread>\n  <other/>\n", 20};
     char *a = cached_body(&f, &req, n++);
-    assert_same(a, fresh_body(&f, &req, n++));
+    aw_test_same_and_free(a, fresh_body(&f, &req, n++));
     finish(&f);
 }
 
@@ -547,19 +482,6 @@ static void test_big_reply_streamed_in_bounded_memory(void **state)
 
 /* ---- keys --------------------------------------------------------------------------------------- */
 
-/* The trace as one text: a "== what" line where the kind changes, so the
- * pieces of a reply body read as one. */
-static const char *last_what;
-
-static void collect_trace(void *ctx, const char *what, const char *p, size_t n)
-{
-    aw_buf *t = ctx;
-    if (!last_what || strcmp(what, last_what) != 0)
-        aw_buf_printf(t, "\n== %s\n", what);
-    last_what = what;
-    aw_buf_append(t, p, n);
-}
-
 static void test_trace_redacts_the_key(void **state)
 {
     (void)state;
@@ -569,13 +491,13 @@ static void test_trace_redacts_the_key(void **state)
     aw_stub_start(&f.stub, "{\"text\":\"echo " KEY " back\",\"piece\":1000,\"chunks\":7,\"chunk_delay_ms\":2}\n");
     snprintf(f.base, sizeof f.base, "%s/v1", f.stub.base_url);
     f.loop = aw_loop_new(NULL, NULL);
-    aw_buf trace;
-    aw_buf_init(&trace, NULL);
+    aw_test_trace trace;
+    aw_test_trace_init(&trace);
     aw_provider_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.spec = "openai:gpt-test";
     cfg.base_url = f.base;
-    cfg.trace = collect_trace;
+    cfg.trace = aw_test_trace_fn;
     cfg.trace_ctx = &trace;
     f.p = aw_provider_new(f.loop, &cfg, NULL);
     /* and the conversation mentions it */
@@ -584,22 +506,22 @@ static void test_trace_redacts_the_key(void **state)
     aw_test_reply_init(&r);
     run(&f, NULL, &req, &r);
     assert_int_equal(r.code, 0);
-    aw_buf_putc(&trace, 0);
-    assert_null(strstr(trace.data, KEY));
-    assert_non_null(strstr(trace.data, "== request headers\nPOST "));
-    assert_non_null(strstr(trace.data, "Authorization: [redacted]"));
-    assert_non_null(strstr(trace.data, "== request body\n{\"model\":\"gpt-test\""));
-    assert_non_null(strstr(trace.data, "my key is [redacted]"));
-    assert_non_null(strstr(trace.data, "echo [redacted] back"));
-    assert_non_null(strstr(trace.data, "== response headers\nHTTP 200"));
-    assert_non_null(strstr(trace.data, "== response body\n"));
-    assert_non_null(strstr(trace.data, "data: [DONE]"));
+    aw_buf_putc(&trace.text, 0);
+    assert_null(strstr(trace.text.data, KEY));
+    assert_non_null(strstr(trace.text.data, "== request headers\nPOST "));
+    assert_non_null(strstr(trace.text.data, "Authorization: [redacted]"));
+    assert_non_null(strstr(trace.text.data, "== request body\n{\"model\":\"gpt-test\""));
+    assert_non_null(strstr(trace.text.data, "my key is [redacted]"));
+    assert_non_null(strstr(trace.text.data, "echo [redacted] back"));
+    assert_non_null(strstr(trace.text.data, "== response headers\nHTTP 200"));
+    assert_non_null(strstr(trace.text.data, "== response body\n"));
+    assert_non_null(strstr(trace.text.data, "data: [DONE]"));
     /* the key really went, as a header */
     aw_json_doc *logged = aw_stub_log_request(&f.stub, 0);
-    assert_string_equal(str(aw_json_get(aw_json_doc_root(logged), "headers"), "authorization"), "Bearer " KEY);
+    assert_string_equal(aw_test_str(aw_json_get(aw_json_doc_root(logged), "headers"), "authorization"), "Bearer " KEY);
     aw_json_doc_free(logged);
     aw_test_reply_free(&r);
-    aw_buf_free(&trace);
+    aw_buf_free(&trace.text);
     finish(&f);
 }
 
@@ -647,9 +569,9 @@ static void test_key_and_base_url_from_the_environment(void **state)
     aw_provider_free(p);
     aw_stub_wait(&s, 10000);
     aw_json_doc *first = aw_stub_log_request(&s, 0), *second = aw_stub_log_request(&s, 1);
-    assert_string_equal(str(aw_json_doc_root(first), "path"), "/v1/chat/completions");
+    assert_string_equal(aw_test_str(aw_json_doc_root(first), "path"), "/v1/chat/completions");
     assert_null(aw_json_get(aw_json_get(aw_json_doc_root(first), "headers"), "authorization"));
-    assert_string_equal(str(aw_json_get(aw_json_doc_root(second), "headers"), "authorization"), "Bearer sk-other");
+    assert_string_equal(aw_test_str(aw_json_get(aw_json_doc_root(second), "headers"), "authorization"), "Bearer sk-other");
     aw_json_doc_free(first);
     aw_json_doc_free(second);
     aw_stub_stop(&s);
@@ -785,8 +707,8 @@ static aw_chat *sweep_chat;
 static int build_run(const aw_allocator *a, void *ctx)
 {
     bool cached = ctx != NULL;
-    aw_openai_cache cache;
-    aw_openai_cache_init(&cache, a);
+    aw_wire_cache cache;
+    aw_wire_cache_init(&cache, a);
     aw_model_request req;
     memset(&req, 0, sizeof req);
     req.system = (aw_text){"sys", 3};
@@ -802,7 +724,7 @@ static int build_run(const aw_allocator *a, void *ctx)
     for (int round = 0; round < 2 && rc == 0; round++) {
         aw_body body;
         aw_body_init(&body, a);
-        rc = aw_openai_request(cached ? &cache : NULL, "m", &req, true, &body, a);
+        rc = aw_wire_request(aw_openai_request, cached ? &cache : NULL, "m", &req, true, &body, a);
         aw_buf joined;
         aw_buf_init(&joined, a);
         if (rc == 0 && (rc = aw_body_join(&body, &joined)) == 0 &&
@@ -811,29 +733,15 @@ static int build_run(const aw_allocator *a, void *ctx)
         aw_buf_free(&joined);
         aw_body_release(&body);
     }
-    aw_openai_cache_release(&cache);
+    aw_wire_cache_release(&cache);
     return rc;
 }
 
-static int sink_text(void *ctx, const char *p, size_t n) { (void)ctx; (void)p; (void)n; return 0; }
-static int sink_tool(void *ctx, const aw_chat_call *c) { (void)ctx; (void)c; return 0; }
-
 static int read_run(const aw_allocator *a, void *ctx)
 {
-    const char *stream = ctx;
-    aw_openai_reader r;
-    aw_reply_sink sink = {sink_text, sink_text, sink_tool, NULL};
-    aw_openai_reader_ops.init(&r, a, &sink);
-    aw_error err;
-    int rc = 0;
-    for (size_t i = 0, n = strlen(stream); i < n && rc == 0; i += 7)
-        rc = aw_openai_reader_ops.feed(&r, stream + i, n - i < 7 ? n - i : 7, &err);
-    if (rc == 0)
-        rc = aw_openai_reader_ops.finish(&r, &err);
-    if (rc == 0 && strcmp(r.info.stop_reason, "tool_calls") != 0)
-        rc = AW_EINVAL;
-    aw_openai_reader_ops.release(&r);
-    return rc;
+    aw_reply_info info;
+    int rc = aw_test_read_reply(&aw_openai_reader_ops, a, ctx, 7, &info);
+    return rc == 0 && strcmp(info.stop_reason, "tool_calls") != 0 ? AW_EINVAL : rc;
 }
 
 static const char *sweep_base;
@@ -880,8 +788,8 @@ static void test_cache_writes_only_new_messages(void **state)
     memset(&req, 0, sizeof req);
     req.history = chat;
     req.thread_stable = (aw_text){"<thread>beta", 12};
-    aw_openai_cache cache;
-    aw_openai_cache_init(&cache, NULL);
+    aw_wire_cache cache;
+    aw_wire_cache_init(&cache, NULL);
     aw_body body;
     aw_body_init(&body, NULL);
     assert_int_equal(aw_openai_request(&cache, "m", &req, true, &body, NULL), 0);
@@ -906,7 +814,7 @@ static void test_cache_writes_only_new_messages(void **state)
     assert_int_equal(cache.count, 2);
     aw_buf_free(&joined);
     aw_body_release(&body);
-    aw_openai_cache_release(&cache);
+    aw_wire_cache_release(&cache);
     aw_chat_free(chat);
 }
 

@@ -4,37 +4,25 @@
 #ifndef AW_ANTHROPIC_H
 #define AW_ANTHROPIC_H
 
-#include "internal/escape_cache.h"
 #include "internal/provider_http.h"
 #include "internal/sse.h"
+#include "internal/wire_cache.h"
 
 /* ---- the request ----------------------------------------------------------------- */
 
 enum { AW_ANTHROPIC_NONE = 0, AW_ANTHROPIC_USER, AW_ANTHROPIC_ASSISTANT };
 
-/* The history in the API's shape as the last request wrote it. The API
- * wants turns to alternate, so a message of the same role as the one
- * before (a tool result after a tool result, a notice after them) joins
- * it: the last message, and its last content block, are left open
- * (`{"role":"user","content":[{...},{...` without the closing `}]}`) so the
- * next message can join it, and so the request can mark the history's end
- * for the API's prompt cache. */
-typedef struct aw_anthropic_cache {
-    const aw_chat *chat;
-    size_t count;
-    const char *first;
-    aw_buf history;
-    int open_role; /* AW_ANTHROPIC_*: the role of the open message */
-    aw_escape_cache thread;
-} aw_anthropic_cache;
-
-void aw_anthropic_cache_init(aw_anthropic_cache *c, const aw_allocator *alloc);
-void aw_anthropic_cache_release(aw_anthropic_cache *c);
-
-/* The request body for req into body (which references cache's bytes).
- * max_tokens 0 in req means 4096 (the API requires a value). cache NULL:
- * all written into the body. */
-int aw_anthropic_request(aw_anthropic_cache *cache, const char *model, const aw_model_request *req, bool stream,
+/* The request body for req into body, which references cache's bytes
+ * (the cache must not change until the request ends). The API wants turns
+ * to alternate, so a message of the same role as the one before (a tool
+ * result after a tool result, a notice after them) joins it: the cache
+ * leaves the last message, and its last content block, open
+ * (`{"role":"user","content":[{...},{...` without the closing `}]}`,
+ * cache->open_role saying whose turn it is) so the next message can join
+ * it, and so the request can mark the history's end for the API's prompt
+ * cache. max_tokens 0 in req means 4096 (the API requires a value). An
+ * aw_wire_request_fn: through aw_wire_request it writes without a cache. */
+int aw_anthropic_request(aw_wire_cache *cache, const char *model, const aw_model_request *req, bool stream,
                          aw_body *body, const aw_allocator *alloc);
 
 /* ---- the reply ---------------------------------------------------------------------- */
@@ -49,15 +37,10 @@ typedef struct aw_anthropic_block {
 } aw_anthropic_block;
 
 typedef struct aw_anthropic_reader {
-    const aw_allocator *alloc;
-    aw_reply_sink sink;
-    aw_sse_reader sse;
-    aw_reply_info info;
+    aw_reply_base base;
     aw_anthropic_block *blocks; /* by content block index */
     size_t nblocks;
     bool started, stopped;      /* message_start, message_stop */
-    int status;
-    aw_error err;
 } aw_anthropic_reader;
 
 extern const aw_reply_reader_ops aw_anthropic_reader_ops;

@@ -1,7 +1,13 @@
 /* Collecting a model request's reports for tests. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cmocka.h>
 
 #include "model_harness.h"
 
@@ -201,4 +207,125 @@ const aw_allocator *aw_test_counting_init(aw_test_counting *c)
     c->base.free = count_free;
     c->base.ctx = c;
     return &c->base;
+}
+
+void aw_test_trace_init(aw_test_trace *t)
+{
+    aw_buf_init(&t->text, NULL);
+    t->last = NULL;
+}
+
+void aw_test_trace_fn(void *ctx, const char *what, const char *p, size_t n)
+{
+    aw_test_trace *t = ctx;
+    if (!t->last || strcmp(what, t->last) != 0)
+        aw_buf_printf(&t->text, "\n== %s\n", what);
+    t->last = what;
+    aw_buf_append(&t->text, p, n);
+}
+
+static int quiet_text(void *ctx, const char *p, size_t n)
+{
+    (void)ctx;
+    (void)p;
+    (void)n;
+    return 0;
+}
+
+static int quiet_call(void *ctx, const aw_chat_call *c)
+{
+    (void)ctx;
+    (void)c;
+    return 0;
+}
+
+int aw_test_read_reply(const aw_reply_reader_ops *ops, const aw_allocator *a, const char *stream, size_t chunk,
+                       aw_reply_info *info)
+{
+    void *r = malloc(ops->size);
+    assert_non_null(r);
+    aw_reply_sink sink = {quiet_text, quiet_text, quiet_call, NULL};
+    ops->init(r, a, &sink);
+    aw_error err;
+    int rc = 0;
+    for (size_t i = 0, n = strlen(stream); i < n && rc == 0; i += chunk)
+        rc = ops->feed(r, stream + i, n - i < chunk ? n - i : chunk, &err);
+    if (rc == 0)
+        rc = ops->finish(r, &err);
+    *info = *ops->info(r);
+    ops->release(r);
+    free(r);
+    return rc;
+}
+
+const char *aw_test_str(const aw_json_value *v, const char *key)
+{
+    const aw_json_value *s = aw_json_get(v, key);
+    return aw_json_is_string(s) ? s->u.str.ptr : NULL;
+}
+
+void aw_test_same_and_free(char *a, char *b)
+{
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+}
+
+aw_provider *aw_test_provider(aw_loop *l, const char *spec, const char *base_url, bool no_stream, aw_trace_fn trace,
+                              void *trace_ctx, const aw_allocator *alloc)
+{
+    aw_provider_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.spec = spec;
+    cfg.base_url = base_url;
+    cfg.no_stream = no_stream;
+    cfg.idle_timeout_ms = 20000;
+    cfg.trace = trace;
+    cfg.trace_ctx = trace_ctx;
+    cfg.alloc = alloc;
+    aw_error err;
+    aw_provider *p = aw_provider_new(l, &cfg, &err);
+    if (!p)
+        fail_msg("%s", err.message);
+    return p;
+}
+
+void aw_test_fixture_start(aw_test_fixture *f, const char *script, const char *spec, const char *base_path,
+                           const char *key_env, const char *key)
+{
+    setenv(key_env, key, 1);
+    aw_stub_start(&f->stub, script);
+    snprintf(f->base, sizeof f->base, "%s%s", f->stub.base_url, base_path);
+    f->spec = spec;
+    f->loop = aw_loop_new(NULL, NULL);
+    f->p = aw_test_provider(f->loop, spec, f->base, false, NULL, NULL, NULL);
+}
+
+void aw_test_fixture_finish(aw_test_fixture *f)
+{
+    aw_provider_free(f->p);
+    aw_loop_free(f->loop);
+    aw_stub_wait(&f->stub, 10000);
+    aw_stub_stop(&f->stub);
+}
+
+void aw_test_fixture_run(aw_test_fixture *f, aw_provider *p, const aw_model_request *req, aw_test_reply *r)
+{
+    aw_error err;
+    if (aw_test_model_run(f->loop, p ? p : f->p, req, r, &err))
+        fail_msg("send: %s", err.message);
+}
+
+char *aw_test_fixture_body(aw_test_fixture *f, aw_provider *p, bool fresh, const aw_model_request *req, size_t index)
+{
+    aw_provider *own = fresh ? aw_test_provider(f->loop, f->spec, f->base, false, NULL, NULL, NULL) : NULL;
+    aw_test_reply r;
+    aw_test_reply_init(&r);
+    aw_test_fixture_run(f, own ? own : p, req, &r);
+    assert_int_equal(r.code, 0);
+    aw_test_reply_free(&r);
+    aw_provider_free(own);
+    return aw_stub_log_body(&f->stub, index, NULL);
 }

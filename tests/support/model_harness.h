@@ -7,7 +7,10 @@
 #include <stdint.h>
 
 #include "agentwire/buf.h"
+#include "agentwire/json.h"
 #include "agentwire/provider.h"
+#include "internal/provider_http.h"
+#include "stub_client.h"
 
 typedef struct aw_test_reply {
     aw_buf text;       /* all of it, unless count_only */
@@ -39,6 +42,29 @@ const aw_model_fns *aw_test_reply_fns(void);
  * send's status (its message in err). */
 int aw_test_model_run(aw_loop *l, aw_provider *p, const aw_model_request *req, aw_test_reply *out, aw_error *err);
 
+/* A provider from spec on l (idle timeout 20 s); a failure fails the test. */
+aw_provider *aw_test_provider(aw_loop *l, const char *spec, const char *base_url, bool no_stream, aw_trace_fn trace,
+                              void *trace_ctx, const aw_allocator *alloc);
+
+/* A provider against a fresh stub_llm, on a fresh loop. */
+typedef struct aw_test_fixture {
+    aw_stub stub;
+    aw_loop *loop;
+    aw_provider *p;
+    char base[128];  /* the stub's URL and base_path */
+    const char *spec;
+} aw_test_fixture;
+
+/* Start the stub on script, set key_env to key, make the provider. */
+void aw_test_fixture_start(aw_test_fixture *f, const char *script, const char *spec, const char *base_path,
+                           const char *key_env, const char *key);
+void aw_test_fixture_finish(aw_test_fixture *f);
+/* Run req on p (NULL: f->p) to its end; a send error fails the test. */
+void aw_test_fixture_run(aw_test_fixture *f, aw_provider *p, const aw_model_request *req, aw_test_reply *r);
+/* Run req on p (NULL: f->p; "fresh": a new provider of f->spec, nothing
+ * cached) and return the body the stub logged as its index-th request. */
+char *aw_test_fixture_body(aw_test_fixture *f, aw_provider *p, bool fresh, const aw_model_request *req, size_t index);
+
 /* Append a message to a chat: plain, an assistant turn with one tool call,
  * a tool result. */
 void aw_test_chat_add(aw_chat *c, aw_chat_role role, const char *content);
@@ -53,6 +79,27 @@ typedef struct aw_test_counting {
 } aw_test_counting;
 
 const aw_allocator *aw_test_counting_init(aw_test_counting *c);
+
+/* A trace (aw_provider_config.trace) as one text: a "== what" line where
+ * the kind changes, so the pieces of a reply body read as one. */
+typedef struct aw_test_trace {
+    aw_buf text;
+    const char *last;
+} aw_test_trace;
+
+void aw_test_trace_init(aw_test_trace *t);
+void aw_test_trace_fn(void *ctx, const char *what, const char *p, size_t n);
+
+/* Run a reply reader over stream, fed in pieces of chunk bytes, then
+ * finished; returns its status and copies what the reply said. */
+int aw_test_read_reply(const aw_reply_reader_ops *ops, const aw_allocator *a, const char *stream, size_t chunk,
+                       aw_reply_info *info);
+
+/* A string member's bytes, or NULL. */
+const char *aw_test_str(const aw_json_value *v, const char *key);
+
+/* Both non-NULL and equal; frees both. */
+void aw_test_same_and_free(char *a, char *b);
 
 /* FNV-1a over bytes, continuing from h (start with AW_TEST_FNV_START). */
 #define AW_TEST_FNV_START 1469598103934665603ull
