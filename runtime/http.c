@@ -587,6 +587,7 @@ static void finish(aw_http_req *r, CURLcode cc)
         res.retryable = r->local_code == AW_EIO;
     } else if (cc != CURLE_OK) {
         res.code = AW_EIO;
+        res.curl_code = (int)cc;
         res.retryable = describe_curl(r, cc, msg, sizeof msg);
         res.timed_out = cc == CURLE_OPERATION_TIMEDOUT;
         res.error = msg;

@@ -33,6 +33,7 @@ typedef struct got {
     bool retryable, timed_out;
     int64_t retry_after_ms;
     int done_status;
+    int curl_code;
     char error[512];
     /* cancelling */
     aw_http_req *req;
@@ -94,6 +95,7 @@ static void on_done(void *ctx, const aw_http_result *res)
     g->timed_out = res->timed_out;
     g->retry_after_ms = res->retry_after_ms;
     g->done_status = res->status;
+    g->curl_code = res->curl_code;
     snprintf(g->error, sizeof g->error, "%s", res->error ? res->error : "");
 }
 
@@ -303,6 +305,7 @@ static void test_connection_refused(void **state)
     assert_int_equal(g.heads, 0);
     snprintf(want, sizeof want, "could not connect to 127.0.0.1:%d: connection refused", port);
     assert_string_equal(g.error, want);
+    assert_int_equal(g.curl_code, 7); /* CURLE_COULDNT_CONNECT, for logs only */
     got_free(&g);
 }
 

@@ -24,6 +24,7 @@ typedef struct aw_http_result {
      * exchange failed (error says how), AW_ENOMEM. */
     int code;
     int status;             /* the HTTP status; 0 when none arrived */
+    int curl_code;          /* libcurl's CURLcode, for logs (the words are in error); 0 for our own errors */
     bool retryable;         /* a connection error or a timeout: trying again may work */
     bool timed_out;
     int64_t retry_after_ms; /* from Retry-After (seconds or an HTTP date) or retry-after-ms; -1 when none */
