@@ -175,8 +175,12 @@ static void test_lines_matched_and_used_up(void **state)
                               "{\"endpoint\":\"/never\"}\n", 3000);
     aw_loop *l = aw_loop_new(NULL, NULL);
     aw_http *h = aw_http_new(l, NULL, NULL);
-    exchange x[4];
-    /* the first line only answers its endpoint; the second any, twice */
+    exchange x[5];
+    /* the first line only answers its endpoint; the second any model
+     * API, twice; other paths take no line */
+    post(l, h, &s, "/v1/models", "{}", &x[4]);
+    assert_int_equal(x[4].status, 500);
+    aw_buf_free(&x[4].body);
     post(l, h, &s, "/v1/chat/completions", "{}", &x[0]);
     post(l, h, &s, "/v1/messages?beta=true", "{}", &x[1]);
     post(l, h, &s, "/v1/chat/completions", "{}", &x[2]);
@@ -191,7 +195,7 @@ static void test_lines_matched_and_used_up(void **state)
     aw_http_free(h);
     aw_loop_free(l);
     assert_int_equal(aw_stub_wait(&s, 10000), 3);
-    aw_json_doc *last = aw_stub_log_request(&s, 3), *second = aw_stub_log_request(&s, 1);
+    aw_json_doc *last = aw_stub_log_request(&s, 4), *second = aw_stub_log_request(&s, 2);
     assert_int_equal((int)aw_json_get(aw_json_doc_root(last), "line")->u.num.d, 0);
     assert_int_equal((int)aw_json_get(aw_json_doc_root(second), "line")->u.num.d, 1);
     assert_string_equal(aw_json_get(aw_json_doc_root(second), "path")->u.str.ptr, "/v1/messages?beta=true");

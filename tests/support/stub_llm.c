@@ -20,7 +20,9 @@
  *
  * The script: one JSON object per line (blank lines skipped). A request
  * takes the first line not used up whose "endpoint" equals its path (the
- * query left out), or that has no "endpoint". Keys, all optional:
+ * query left out), or that has no "endpoint" (such a line answers only
+ * paths ending in /chat/completions, /messages or /responses, unless it
+ * has a "body"). Keys, all optional:
  *
  *   endpoint     "/v1/chat/completions" | "/v1/messages" | "/v1/responses";
  *                the reply's shape follows it (or the request's path)
@@ -204,6 +206,11 @@ static script_line *take_line(const char *path, size_t path_len)
         if (s->times && s->used >= s->times)
             continue;
         if (s->endpoint && (strlen(s->endpoint) != path_len || memcmp(s->endpoint, path, path_len) != 0))
+            continue;
+        /* a line with no endpoint answers the model APIs only (unless it
+         * gives its own body), so a client's other calls (a model list, a
+         * token count) take no line meant for them */
+        if (!s->endpoint && stub_api_of_path(path, path_len) == STUB_UNKNOWN && !aw_json_get(s->v, "body"))
             continue;
         s->used++;
         return s;
