@@ -24,6 +24,7 @@ extern "C" {
 typedef struct aw_tool_result {
     bool ok;
     aw_text output;       /* what the model reads: the tool's output, or for a failure why it failed */
+    uint64_t output_bytes; /* how much the tool produced (more than output.len when a source kept only the start) */
     const aw_json_value *structured; /* MCP structuredContent, or NULL */
     bool timed_out;
     bool cancelled;
@@ -97,9 +98,13 @@ int aw_toolbox_allow(aw_toolbox *b, const char *const *patterns, size_t n);
 void aw_toolbox_set_log(aw_toolbox *b, aw_tool_log_fn fn, void *ctx);
 void aw_toolbox_on_change(aw_toolbox *b, void (*fn)(void *ctx), void *ctx);
 
-/* Start every source; ready is called once all have answered. A source
- * that fails is logged and left out (the run goes on with the others). */
+/* Start every source; ready is called (from the loop) once all have
+ * answered. A source that fails is logged and left out (the run goes on
+ * with the others). Called again, or after the toolbox is ready, it only
+ * adds `ready` to those told (several runs may share a toolbox). */
 int aw_toolbox_start(aw_toolbox *b, void (*ready)(void *ctx), void *ctx);
+/* Take back a `ready` not yet told (its run is going away). */
+void aw_toolbox_forget(aw_toolbox *b, void (*ready)(void *ctx), void *ctx);
 /* The tools offered now, in a stable order (valid until the next change). */
 const aw_tool_def *aw_toolbox_defs(const aw_toolbox *b, size_t *count);
 
