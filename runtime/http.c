@@ -708,7 +708,9 @@ static int setup_easy(aw_http_req *r, const aw_http_options *o, aw_error *err)
         curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, seek_cb);
         curl_easy_setopt(e, CURLOPT_SEEKDATA, r);
     }
-    if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0)
+    if (strcmp(method, "HEAD") == 0)
+        curl_easy_setopt(e, CURLOPT_NOBODY, 1L); /* a HEAD reply has no body to wait for */
+    else if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0)
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
     return 0;
 }

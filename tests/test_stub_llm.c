@@ -1,7 +1,8 @@
 /* stub_llm itself, for the tests that build on it: the Responses API
  * stream the codex CLI reads (events in order, text joined, usage), its
  * whole form, lines matched by endpoint and used up, an unscripted request
- * answered with a 500 and logged with line 0, kept-alive connections in
+ * answered with a 500 (a 404 off the model APIs, bodiless for HEAD) and
+ * logged with line 0, kept-alive connections in
  * the log, and the time limit that keeps it from hanging a test. */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -42,22 +43,24 @@ static void on_done(void *ctx, const aw_http_result *res)
     x->code = res->code;
 }
 
-/* POST body to path on the stub, through one client (kept alive). */
+/* POST body to path on the stub (HEAD when body is NULL), through one
+ * client (kept alive). */
 static void post(aw_loop *l, aw_http *h, const aw_stub *s, const char *path, const char *body, exchange *x)
 {
     char url[160];
     snprintf(url, sizeof url, "%s%s", s->base_url, path);
     memset(x, 0, sizeof *x);
     aw_buf_init(&x->body, NULL);
-    aw_text seg = {body, strlen(body)};
+    aw_text seg = {body, body ? strlen(body) : 0};
     const char *headers[] = {"Content-Type: application/json"};
     aw_http_options o;
     memset(&o, 0, sizeof o);
     o.url = url;
     o.headers = headers;
     o.header_count = 1;
-    o.body = &seg;
-    o.body_count = 1;
+    o.method = body ? "POST" : "HEAD";
+    o.body = body ? &seg : NULL;
+    o.body_count = body ? 1 : 0;
     o.request_timeout_ms = 20000;
     o.fns = (aw_http_fns){on_head, on_data, on_done};
     o.ctx = x;
@@ -176,10 +179,17 @@ static void test_lines_matched_and_used_up(void **state)
     aw_loop *l = aw_loop_new(NULL, NULL);
     aw_http *h = aw_http_new(l, NULL, NULL);
     exchange x[5];
+    /* a reachability check as claude sends it: 404, nothing after it on
+     * the connection */
+    post(l, h, &s, "/", NULL, &x[4]);
+    assert_int_equal(x[4].status, 404);
+    assert_int_equal(x[4].body.len, 0);
+    aw_buf_free(&x[4].body);
     /* the first line only answers its endpoint; the second any model
      * API, twice; other paths take no line */
     post(l, h, &s, "/v1/models", "{}", &x[4]);
-    assert_int_equal(x[4].status, 500);
+    assert_int_equal(x[4].status, 404);
+    assert_non_null(strstr(x[4].body.data, "stub: nothing at POST /v1/models"));
     aw_buf_free(&x[4].body);
     post(l, h, &s, "/v1/chat/completions", "{}", &x[0]);
     post(l, h, &s, "/v1/messages?beta=true", "{}", &x[1]);
@@ -195,7 +205,7 @@ static void test_lines_matched_and_used_up(void **state)
     aw_http_free(h);
     aw_loop_free(l);
     assert_int_equal(aw_stub_wait(&s, 10000), 3);
-    aw_json_doc *last = aw_stub_log_request(&s, 4), *second = aw_stub_log_request(&s, 2);
+    aw_json_doc *last = aw_stub_log_request(&s, 5), *second = aw_stub_log_request(&s, 3);
     assert_int_equal((int)aw_json_get(aw_json_doc_root(last), "line")->u.num.d, 0);
     assert_int_equal((int)aw_json_get(aw_json_doc_root(second), "line")->u.num.d, 1);
     assert_string_equal(aw_json_get(aw_json_doc_root(second), "path")->u.str.ptr, "/v1/messages?beta=true");

@@ -14,7 +14,8 @@
  * "/v1/messages?beta=true", "headers": {"x-api-key": "...", ...}, "body":
  * "..."}. "conn" numbers the connections in the order accepted (a
  * kept-alive one shows as the same number); "line" is the script line
- * that answered (0: none did, and the reply was a 500 saying so); header
+ * that answered (0: none did, and the reply was a 500 saying so, or a
+ * 404 for a path that is no model API, bodiless for HEAD); header
  * names are in lower case and values as sent (keys included, so tests see
  * them go as headers); the body is a string.
  *
@@ -534,11 +535,17 @@ static void respond(conn *c, const request *q)
     c->writing = true;
     c->close_after = q->close;
     if (!s) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "stub: no scripted reply left for %.*s %.*s", (int)q->method_len, q->method,
-                 (int)(path_len > 400 ? 400 : path_len), q->target);
         c->chunking = CHUNK_WHOLE;
-        respond_error(c, STUB_UNKNOWN, 500, NULL, msg);
+        if (q->method_len == 4 && memcmp(q->method, "HEAD", 4) == 0) {
+            /* a reachability check (claude sends HEAD /): no body */
+            must(aw_buf_append_str(&c->out, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"));
+            return;
+        }
+        bool api = stub_api_of_path(q->target, path_len) != STUB_UNKNOWN;
+        char msg[600];
+        snprintf(msg, sizeof msg, "stub: %s %.*s %.*s", api ? "no scripted reply left for" : "nothing at",
+                 (int)q->method_len, q->method, (int)(path_len > 400 ? 400 : path_len), q->target);
+        respond_error(c, STUB_UNKNOWN, api ? 500 : 404, NULL, msg);
         return;
     }
     const aw_json_value *line = s->v;
