@@ -601,12 +601,22 @@ static void test_stop_and_cancel_mid_stream(void **state)
     start(&f, "{\"text\":\"0123456789abcdefghijklmnopqrstuvwxyz\",\"piece\":2,\"chunks\":64,\"chunk_delay_ms\":15,"
               "\"tool_calls\":[{\"id\":\"x\",\"name\":\"never\",\"arguments\":{}}]}\n"
               "{\"text\":\"0123456789abcdefghijklmnopqrstuvwxyz\",\"piece\":2,\"chunks\":64,\"chunk_delay_ms\":15,"
-              "\"tool_calls\":[{\"id\":\"x\",\"name\":\"never\",\"arguments\":{}}]}\n");
+              "\"tool_calls\":[{\"id\":\"x\",\"name\":\"never\",\"arguments\":{}}],\"times\":2}\n");
     aw_model_request req = simple_request("hi");
     /* the caller's on_text asks to stop */
     aw_test_reply r;
     aw_test_reply_init(&r);
     r.stop_after_text = 4;
+    run(&f, NULL, &req, &r);
+    assert_true(r.stopped);
+    assert_int_equal(r.dones, 0);
+    assert_int_equal(r.after_stop, 0);
+    assert_int_equal(r.calls.len, 0);
+    aw_test_reply_free(&r);
+    /* cancelled from inside on_text */
+    aw_test_reply_init(&r);
+    r.stop_after_text = 4;
+    r.cancel_instead = true;
     run(&f, NULL, &req, &r);
     assert_true(r.stopped);
     assert_int_equal(r.dones, 0);

@@ -46,9 +46,11 @@ static int on_text(void *ctx, const char *p, size_t n)
     r->text_hash = aw_test_fnv(r->text_hash, p, n);
     if (!r->count_only)
         aw_buf_append(&r->text, p, n);
-    if (r->stop_after_text && r->text_bytes >= r->stop_after_text) {
+    if (r->stop_after_text && r->text_bytes >= r->stop_after_text && !r->stopped) {
         r->stopped = true;
-        return 1;
+        if (!r->cancel_instead)
+            return 1;
+        aw_model_call_cancel(r->call);
     }
     return 0;
 }
@@ -111,6 +113,7 @@ int aw_test_model_run(aw_loop *l, aw_provider *p, const aw_model_request *req, a
     int rc = aw_provider_send(p, req, &fns, out, &call, err);
     if (rc)
         return rc;
+    out->call = call;
     /* bounded: a reply that never ends fails the test, never hangs it */
     int64_t deadline = aw_loop_clock() + 120000;
     while (out->dones == 0 && !out->stopped) {

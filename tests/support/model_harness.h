@@ -20,6 +20,8 @@ typedef struct aw_test_reply {
     uint64_t text_hash;  /* FNV-1a of the text, for replies too big to keep */
     bool count_only;
     size_t stop_after_text; /* on_text returns nonzero once this much came; 0: never */
+    bool cancel_instead;    /* ...or cancels the call from inside on_text */
+    aw_model_call *call;    /* set by aw_test_model_run */
     int dones, after_stop;
     bool stopped;
     /* the result, copied */
