@@ -137,11 +137,7 @@ static void test_request_body_and_headers(void **state)
     req.tool_count = 1;
     req.temperature = 0.5;
     req.has_temperature = true;
-    aw_test_reply r;
-    aw_test_reply_init(&r);
-    run(&f, NULL, &req, &r);
-    assert_int_equal(r.code, 0);
-    aw_test_reply_free(&r);
+    aw_test_fixture_ok(&f, NULL, &req);
 
     aw_json_doc *logged = aw_stub_log_request(&f.stub, 0);
     const aw_json_value *root = aw_json_doc_root(logged);
@@ -282,77 +278,33 @@ static void test_cache_equals_fresh(void **state)
 
 /* ---- faults ----------------------------------------------------------------------------------- */
 
-static void fault(const char *line, aw_test_reply *r)
-{
-    fixture f;
-    start(&f, line);
-    aw_chat_msg m = user_msg("hi");
-    aw_model_request req;
-    memset(&req, 0, sizeof req);
-    req.ephemeral = &m;
-    req.ephemeral_count = 1;
-    run(&f, NULL, &req, r);
-    assert_int_equal(r->dones, 1);
-    finish(&f);
-}
-
 static void test_errors_in_words(void **state)
 {
     (void)state;
-    aw_test_reply r;
-    aw_test_reply_init(&r);
-    fault("{\"status\":529,\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n", &r);
-    assert_int_equal(r.code, AW_EIO);
-    assert_string_equal(r.error, "anthropic: 529 Overloaded: Overloaded");
-    assert_true(r.retryable);
-    assert_int_equal(r.http_status, 529);
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"status\":401,\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}\n", &r);
-    assert_string_equal(r.error, "anthropic: 401 Unauthorized: invalid x-api-key");
-    assert_false(r.retryable);
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"status\":429,\"headers\":{\"retry-after\":\"Wed, 21 Oct 2015 07:28:00 GMT\"},"
-          "\"error\":{\"type\":\"rate_limit_error\",\"message\":\"Number of requests has exceeded your rate limit\"}}\n",
-          &r);
-    assert_string_equal(r.error, "anthropic: 429 Too Many Requests: Number of requests has exceeded your rate limit");
-    assert_true(r.retryable);
-    assert_int_equal(r.retry_after_ms, 0); /* a date in the past: now */
-    aw_test_reply_free(&r);
-
-    /* an error event in the middle of the stream */
-    aw_test_reply_init(&r);
-    fault("{\"stream\":true,\"body\":\"event: message_start\\ndata: {\\\"type\\\":\\\"message_start\\\",\\\"message\\\":{}}\\n\\n"
-          "event: error\\ndata: {\\\"type\\\":\\\"error\\\",\\\"error\\\":{\\\"type\\\":\\\"overloaded_error\\\","
-          "\\\"message\\\":\\\"Overloaded\\\"}}\\n\\n\"}\n",
-          &r);
-    assert_string_equal(r.error, "anthropic: the server reported overloaded_error: Overloaded");
-    assert_true(r.retryable);
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"text\":\"abcdefgh\",\"piece\":2,\"fault\":\"truncate\",\"after_events\":5}\n", &r);
-    assert_string_equal(r.error, "anthropic: the stream ended before the reply did (no message_stop)");
-    assert_true(r.retryable);
-    assert_string_equal(r.text.data, "abcd");
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"text\":\"abc\",\"fault\":\"malformed\",\"after_events\":2}\n", &r);
-    assert_int_equal(r.code, AW_ESYNTAX);
-    assert_non_null(strstr(r.error, "anthropic: bad stream event at byte "));
-    assert_non_null(strstr(r.error, ": not JSON: "));
-    assert_false(r.retryable);
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"text\":\"0123456789\",\"piece\":1,\"fault\":\"reset\",\"after_events\":6}\n", &r);
-    assert_non_null(strstr(r.error, "failed while receiving the reply: connection reset by peer"));
-    assert_true(r.retryable);
-    aw_test_reply_free(&r);
+    static const aw_test_fault cases[] = {
+        {.script = "{\"status\":529,\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n", .code = AW_EIO,
+         .error = "anthropic: 529 Overloaded: Overloaded", .retryable = true, .http_status = 529},
+        {.script = "{\"status\":401,\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}\n",
+         .code = AW_EIO, .error = "anthropic: 401 Unauthorized: invalid x-api-key", .retryable = false},
+        /* a date in the past: now */
+        {.script = "{\"status\":429,\"headers\":{\"retry-after\":\"Wed, 21 Oct 2015 07:28:00 GMT\"},"
+                   "\"error\":{\"type\":\"rate_limit_error\",\"message\":\"Number of requests has exceeded your rate limit\"}}\n",
+         .code = AW_EIO, .error = "anthropic: 429 Too Many Requests: Number of requests has exceeded your rate limit",
+         .retryable = true, .check_retry_after = true, .retry_after_ms = 0},
+        /* an error event in the middle of the stream */
+        {.script = "{\"stream\":true,\"body\":\"event: message_start\\ndata: {\\\"type\\\":\\\"message_start\\\",\\\"message\\\":{}}\\n\\n"
+                   "event: error\\ndata: {\\\"type\\\":\\\"error\\\",\\\"error\\\":{\\\"type\\\":\\\"overloaded_error\\\","
+                   "\\\"message\\\":\\\"Overloaded\\\"}}\\n\\n\"}\n",
+         .code = AW_EIO, .error = "anthropic: the server reported overloaded_error: Overloaded", .retryable = true},
+        {.script = "{\"text\":\"abcdefgh\",\"piece\":2,\"fault\":\"truncate\",\"after_events\":5}\n", .code = AW_EIO,
+         .error = "anthropic: the stream ended before the reply did (no message_stop)", .retryable = true, .text = "abcd"},
+        {.script = "{\"text\":\"abc\",\"fault\":\"malformed\",\"after_events\":2}\n", .code = AW_ESYNTAX,
+         .has = {"anthropic: bad stream event at byte ", ": not JSON: "}, .retryable = false},
+        {.script = "{\"text\":\"0123456789\",\"piece\":1,\"fault\":\"reset\",\"after_events\":6}\n", .code = AW_EIO,
+         .has = {"failed while receiving the reply: connection reset by peer", NULL}, .retryable = true, .text = "012"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        aw_test_fault_check(&cases[i], "anthropic:claude-test", "", "ANTHROPIC_API_KEY", KEY);
 }
 
 static void test_key_handling(void **state)

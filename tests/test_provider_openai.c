@@ -170,11 +170,7 @@ static void test_request_body_and_headers(void **state)
     req.max_tokens = 512;
     req.temperature = 0.25;
     req.has_temperature = true;
-    aw_test_reply r;
-    aw_test_reply_init(&r);
-    run(&f, NULL, &req, &r);
-    assert_int_equal(r.code, 0);
-    aw_test_reply_free(&r);
+    aw_test_fixture_ok(&f, NULL, &req);
 
     aw_json_doc *logged = aw_stub_log_request(&f.stub, 0);
     const aw_json_value *root = aw_json_doc_root(logged);
@@ -306,121 +302,58 @@ static void test_thread_cache_equals_fresh(void **state)
 
 /* ---- faults ---------------------------------------------------------------------------------- */
 
-static void fault(const char *line, aw_test_reply *r, int64_t idle_ms)
+static void check_faults(const aw_test_fault *cases, size_t n)
 {
-    fixture f;
-    start(&f, line);
-    if (idle_ms) {
-        aw_provider_free(f.p);
-        aw_provider_config cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.spec = "openai:gpt-test";
-        cfg.base_url = f.base;
-        cfg.idle_timeout_ms = idle_ms;
-        f.p = aw_provider_new(f.loop, &cfg, NULL);
-    }
-    aw_model_request req = simple_request("hi");
-    run(&f, NULL, &req, r);
-    assert_int_equal(r->dones, 1);
-    finish(&f);
+    for (size_t i = 0; i < n; i++)
+        aw_test_fault_check(&cases[i], "openai:gpt-test", "/v1", "OPENAI_API_KEY", KEY);
 }
 
 static void test_rate_limit_and_server_errors(void **state)
 {
     (void)state;
-    aw_test_reply r;
-    aw_test_reply_init(&r);
-    fault("{\"status\":429,\"headers\":{\"Retry-After\":\"3\"},\"error\":\"Rate limit reached for gpt-test\"}\n", &r, 0);
-    assert_int_equal(r.code, AW_EIO);
-    assert_string_equal(r.error, "openai: 429 Too Many Requests: Rate limit reached for gpt-test");
-    assert_true(r.retryable);
-    assert_int_equal(r.retry_after_ms, 3000);
-    assert_int_equal(r.http_status, 429);
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"status\":500,\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}\n", &r, 0);
-    assert_string_equal(r.error, "openai: 500 Internal Server Error: The server had an error");
-    assert_true(r.retryable);
-    assert_int_equal(r.retry_after_ms, -1);
-    aw_test_reply_free(&r);
-
-    /* a body that is not the API's error document still says something */
-    aw_test_reply_init(&r);
-    fault("{\"status\":502,\"body\":\"<html>\\n<body>Bad   gateway</body></html>\",\"content_type\":\"text/html\"}\n", &r, 0);
-    assert_string_equal(r.error, "openai: 502 Bad Gateway: <html> <body>Bad gateway</body></html>");
-    assert_true(r.retryable);
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"status\":400,\"error\":{\"message\":\"Unknown parameter\",\"type\":\"invalid_request_error\"}}\n", &r, 0);
-    assert_string_equal(r.error, "openai: 400 Bad Request: Unknown parameter");
-    assert_false(r.retryable);
-    aw_test_reply_free(&r);
-}
-
-static void test_wrong_key(void **state)
-{
-    (void)state;
-    aw_test_reply r;
-    aw_test_reply_init(&r);
-    /* the server quotes the key back: it must not reach the message */
-    fault("{\"status\":401,\"error\":{\"message\":\"Incorrect API key provided: " KEY ".\",\"type\":\"invalid_request_error\"}}\n",
-          &r, 0);
-    assert_string_equal(r.error, "openai: 401 Unauthorized: Incorrect API key provided: [redacted].");
-    assert_false(r.retryable);
-    assert_int_equal(r.http_status, 401);
-    aw_test_reply_free(&r);
+    static const aw_test_fault cases[] = {
+        {.script = "{\"status\":429,\"headers\":{\"Retry-After\":\"3\"},\"error\":\"Rate limit reached for gpt-test\"}\n",
+         .code = AW_EIO, .error = "openai: 429 Too Many Requests: Rate limit reached for gpt-test", .retryable = true,
+         .check_retry_after = true, .retry_after_ms = 3000, .http_status = 429},
+        {.script = "{\"status\":500,\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}\n",
+         .code = AW_EIO, .error = "openai: 500 Internal Server Error: The server had an error", .retryable = true,
+         .check_retry_after = true, .retry_after_ms = -1, .http_status = 500},
+        /* a body that is not the API's error document still says something */
+        {.script = "{\"status\":502,\"body\":\"<html>\\n<body>Bad   gateway</body></html>\",\"content_type\":\"text/html\"}\n",
+         .code = AW_EIO, .error = "openai: 502 Bad Gateway: <html> <body>Bad gateway</body></html>", .retryable = true},
+        {.script = "{\"status\":400,\"error\":{\"message\":\"Unknown parameter\",\"type\":\"invalid_request_error\"}}\n",
+         .code = AW_EIO, .error = "openai: 400 Bad Request: Unknown parameter", .retryable = false, .http_status = 400},
+        /* the server quotes the key back: it must not reach the message */
+        {.script = "{\"status\":401,\"error\":{\"message\":\"Incorrect API key provided: " KEY
+                   ".\",\"type\":\"invalid_request_error\"}}\n",
+         .code = AW_EIO, .error = "openai: 401 Unauthorized: Incorrect API key provided: [redacted].",
+         .retryable = false, .http_status = 401},
+    };
+    check_faults(cases, sizeof cases / sizeof *cases);
 }
 
 static void test_broken_streams(void **state)
 {
     (void)state;
-    aw_test_reply r;
-    aw_test_reply_init(&r);
-    fault("{\"text\":\"0123456789abcdefghij\",\"piece\":2,\"fault\":\"reset\",\"after_events\":4}\n", &r, 0);
-    assert_int_equal(r.code, AW_EIO);
-    assert_true(r.retryable);
-    assert_non_null(strstr(r.error, "openai: the connection to 127.0.0.1:"));
-    assert_non_null(strstr(r.error, "failed while receiving the reply: connection reset by peer"));
-    assert_string_equal(r.text.data, "012345"); /* what came before it was passed on */
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"text\":\"abc\",\"fault\":\"malformed\",\"after_events\":1}\n", &r, 0);
-    assert_int_equal(r.code, AW_ESYNTAX);
-    assert_false(r.retryable);
-    assert_non_null(strstr(r.error, "openai: bad stream event at byte "));
-    assert_non_null(strstr(r.error, ": not JSON: "));
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"text\":\"abcdefgh\",\"piece\":1,\"fault\":\"truncate\",\"after_events\":3}\n", &r, 0);
-    assert_int_equal(r.code, AW_EIO);
-    assert_true(r.retryable);
-    assert_string_equal(r.error, "openai: the stream ended before the reply did (no finish_reason, no [DONE])");
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"text\":\"abcdefgh\",\"fault\":\"stall\",\"stall_ms\":30000}\n", &r, 300);
-    assert_int_equal(r.code, AW_EIO);
-    assert_true(r.retryable);
-    assert_string_equal(r.error, "openai: timed out after 300 ms waiting for the next piece of the reply");
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"body\":\"data: {\\\"error\\\":{\\\"message\\\":\\\"overloaded\\\",\\\"type\\\":\\\"server_error\\\"}}\\n\\n\","
-          "\"stream\":true}\n",
-          &r, 0);
-    assert_string_equal(r.error, "openai: the server reported an error server_error: overloaded");
-    assert_true(r.retryable);
-    aw_test_reply_free(&r);
-
-    aw_test_reply_init(&r);
-    fault("{\"body\":\"data: {\\\"choices\\\":[]}\\n\\nwhat: is this\\n\\n\",\"stream\":true}\n", &r, 0);
-    assert_int_equal(r.code, AW_ESYNTAX);
-    assert_string_equal(r.error, "openai: bad stream event at byte 22: unknown field \"what\"");
-    aw_test_reply_free(&r);
+    static const aw_test_fault cases[] = {
+        /* what came before the reset was passed on */
+        {.script = "{\"text\":\"0123456789abcdefghij\",\"piece\":2,\"fault\":\"reset\",\"after_events\":4}\n",
+         .code = AW_EIO, .has = {"openai: the connection to 127.0.0.1:", "failed while receiving the reply: connection reset by peer"},
+         .retryable = true, .text = "012345"},
+        {.script = "{\"text\":\"abc\",\"fault\":\"malformed\",\"after_events\":1}\n", .code = AW_ESYNTAX,
+         .has = {"openai: bad stream event at byte ", ": not JSON: "}, .retryable = false},
+        {.script = "{\"text\":\"abcdefgh\",\"piece\":1,\"fault\":\"truncate\",\"after_events\":3}\n", .code = AW_EIO,
+         .error = "openai: the stream ended before the reply did (no finish_reason, no [DONE])", .retryable = true,
+         .text = "ab"},
+        {.script = "{\"text\":\"abcdefgh\",\"fault\":\"stall\",\"stall_ms\":30000}\n", .idle_ms = 300, .code = AW_EIO,
+         .error = "openai: timed out after 300 ms waiting for the next piece of the reply", .retryable = true},
+        {.script = "{\"body\":\"data: {\\\"error\\\":{\\\"message\\\":\\\"overloaded\\\",\\\"type\\\":\\\"server_error\\\"}}\\n\\n\","
+                   "\"stream\":true}\n",
+         .code = AW_EIO, .error = "openai: the server reported an error server_error: overloaded", .retryable = true},
+        {.script = "{\"body\":\"data: {\\\"choices\\\":[]}\\n\\nwhat: is this\\n\\n\",\"stream\":true}\n",
+         .code = AW_ESYNTAX, .error = "openai: bad stream event at byte 22: unknown field \"what\"", .retryable = false},
+    };
+    check_faults(cases, sizeof cases / sizeof *cases);
 }
 
 static void test_connection_refused_is_retryable(void **state)
@@ -865,7 +798,6 @@ int main(void)
         cmocka_unit_test(test_history_cache_equals_fresh),
         cmocka_unit_test(test_thread_cache_equals_fresh),
         cmocka_unit_test(test_rate_limit_and_server_errors),
-        cmocka_unit_test(test_wrong_key),
         cmocka_unit_test(test_broken_streams),
         cmocka_unit_test(test_connection_refused_is_retryable),
         cmocka_unit_test(test_big_reply_streamed_in_bounded_memory),

@@ -321,14 +321,72 @@ void aw_test_fixture_run(aw_test_fixture *f, aw_provider *p, const aw_model_requ
         fail_msg("send: %s", err.message);
 }
 
+void aw_test_fixture_ok(aw_test_fixture *f, aw_provider *p, const aw_model_request *req)
+{
+    aw_test_reply r;
+    aw_test_reply_init(&r);
+    aw_test_fixture_run(f, p, req, &r);
+    if (r.code)
+        fail_msg("the request failed: %s", r.error);
+    aw_test_reply_free(&r);
+}
+
 char *aw_test_fixture_body(aw_test_fixture *f, aw_provider *p, bool fresh, const aw_model_request *req, size_t index)
 {
     aw_provider *own = fresh ? aw_test_provider(f->loop, f->spec, f->base, false, NULL, NULL, NULL) : NULL;
-    aw_test_reply r;
-    aw_test_reply_init(&r);
-    aw_test_fixture_run(f, own ? own : p, req, &r);
-    assert_int_equal(r.code, 0);
-    aw_test_reply_free(&r);
+    aw_test_fixture_ok(f, own ? own : p, req);
     aw_provider_free(own);
     return aw_stub_log_body(&f->stub, index, NULL);
+}
+
+void aw_test_fault_check(const aw_test_fault *c, const char *spec, const char *base_path, const char *key_env,
+                         const char *key)
+{
+    aw_test_fixture f;
+    aw_test_fixture_start(&f, c->script, spec, base_path, key_env, key);
+    if (c->idle_ms) {
+        aw_provider_free(f.p);
+        aw_provider_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.spec = spec;
+        cfg.base_url = f.base;
+        cfg.idle_timeout_ms = c->idle_ms;
+        aw_error err;
+        f.p = aw_provider_new(f.loop, &cfg, &err);
+        assert_non_null(f.p);
+    }
+    aw_chat_msg m;
+    memset(&m, 0, sizeof m);
+    m.role = AW_CHAT_USER;
+    m.content = (aw_text){"hi", 2};
+    aw_model_request req;
+    memset(&req, 0, sizeof req);
+    req.ephemeral = &m;
+    req.ephemeral_count = 1;
+    aw_test_reply r;
+    aw_test_reply_init(&r);
+    aw_test_fixture_run(&f, NULL, &req, &r);
+    aw_test_fixture_finish(&f);
+    const char *bad = NULL;
+    if (r.dones != 1)
+        bad = "not exactly one on_done";
+    else if (r.code != c->code)
+        bad = "the code";
+    else if (c->error && strcmp(r.error, c->error) != 0)
+        bad = "the message";
+    else if ((c->has[0] && !strstr(r.error, c->has[0])) || (c->has[1] && !strstr(r.error, c->has[1])))
+        bad = "a part of the message";
+    else if (r.retryable != c->retryable)
+        bad = "retryable";
+    else if (c->check_retry_after && r.retry_after_ms != c->retry_after_ms)
+        bad = "retry_after_ms";
+    else if (c->http_status && r.http_status != c->http_status)
+        bad = "http_status";
+    else if (c->text && strcmp(r.text.data ? r.text.data : "", c->text) != 0)
+        bad = "the text passed on";
+    if (bad)
+        fail_msg("%s: %s differs (code %d, retryable %d, retry after %lld, status %d, message \"%s\", text \"%s\")",
+                 c->script, bad, r.code, r.retryable, (long long)r.retry_after_ms, r.http_status, r.error,
+                 r.text.data ? r.text.data : "");
+    aw_test_reply_free(&r);
 }

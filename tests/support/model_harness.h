@@ -63,9 +63,30 @@ void aw_test_fixture_start(aw_test_fixture *f, const char *script, const char *s
 void aw_test_fixture_finish(aw_test_fixture *f);
 /* Run req on p (NULL: f->p) to its end; a send error fails the test. */
 void aw_test_fixture_run(aw_test_fixture *f, aw_provider *p, const aw_model_request *req, aw_test_reply *r);
+/* Run req on p (NULL: f->p); it must succeed. */
+void aw_test_fixture_ok(aw_test_fixture *f, aw_provider *p, const aw_model_request *req);
 /* Run req on p (NULL: f->p; "fresh": a new provider of f->spec, nothing
  * cached) and return the body the stub logged as its index-th request. */
 char *aw_test_fixture_body(aw_test_fixture *f, aw_provider *p, bool fresh, const aw_model_request *req, size_t index);
+
+/* One way a request fails, and what its result must say. */
+typedef struct aw_test_fault {
+    const char *script;     /* the stub's script */
+    int64_t idle_ms;        /* the provider's idle timeout; 0: the fixture's */
+    int code;
+    const char *error;      /* the whole message; NULL: only `has` is checked */
+    const char *has[2];     /* parts the message must hold */
+    bool retryable;
+    bool check_retry_after;
+    int64_t retry_after_ms;
+    int http_status;        /* 0: not checked */
+    const char *text;       /* the text passed on before the failure; NULL: not checked */
+} aw_test_fault;
+
+/* One request ("hi") of spec against a stub on c->script, its result
+ * checked against c; a mismatch fails the test naming the script. */
+void aw_test_fault_check(const aw_test_fault *c, const char *spec, const char *base_path, const char *key_env,
+                         const char *key);
 
 /* Append a message to a chat: plain, an assistant turn with one tool call,
  * a tool result. */
