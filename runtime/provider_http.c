@@ -89,6 +89,12 @@ static int hp_init(aw_hp *hp, aw_provider *p, const aw_hp_kind *kind, aw_error *
     const char *var = p->cfg.api_key_env && *p->cfg.api_key_env ? p->cfg.api_key_env : kind->key_env;
     const char *key = getenv(var);
     if (key && *key) {
+        /* a line break in the key would end its header and start another */
+        for (const char *k = key; *k; k++)
+            if ((unsigned char)*k < 0x20 || *k == 0x7f) {
+                hp_release(hp);
+                return aw_rt_error(err, AW_EINVAL, "%s: %s holds a control character", kind->name, var);
+            }
         hp->key = aw_rt_strdup(a, key);
         hp->headers[hp->nheaders] = hp->key ? join2(a, kind->key_header, strlen(kind->key_header), key) : NULL;
         if (!hp->headers[hp->nheaders++]) {

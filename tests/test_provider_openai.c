@@ -474,6 +474,10 @@ static void test_key_and_base_url_from_the_environment(void **state)
     unsetenv("AW_TEST_OTHER_KEY");
     assert_null(aw_provider_new(l, &cfg, &err));
     assert_string_equal(err.message, "openai: AW_TEST_OTHER_KEY is not set");
+    setenv("AW_TEST_OTHER_KEY", "sk-abc\r\nX-Injected: yes", 1);
+    assert_null(aw_provider_new(l, &cfg, &err));
+    assert_string_equal(err.message, "openai: AW_TEST_OTHER_KEY holds a control character");
+    unsetenv("AW_TEST_OTHER_KEY");
 
     /* a server on this machine needs no key; OPENAI_BASE_URL names it */
     aw_stub s;
