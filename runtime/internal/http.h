@@ -68,7 +68,8 @@ typedef struct aw_http_options {
 
 /* A client serving any number of requests at once on l. */
 aw_http *aw_http_new(aw_loop *l, const aw_allocator *alloc, aw_error *err);
-/* Cancels the requests still running (no callbacks). Not from a callback. */
+/* Cancels the requests still running (no callbacks). Not from a callback,
+ * and before the loop is freed (curl hands its sockets back through it). */
 void aw_http_free(aw_http *h);
 
 /* Start a request; callbacks follow from the loop. Fails at once only for
