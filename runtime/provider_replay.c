@@ -8,8 +8,9 @@
  * given, which then are the text), `delay_ms` waits that long before each
  * piece. A line {"error": "...", "http_status": 500, "retryable": true}
  * plays a failed request, and "expect": ["...", ...] names strings the
- * request must hold (the notice's nonce, a tool's result), so a recorded
- * session also checks what the run sends. It is what --record writes, what
+ * request must hold (the notice's nonce, a tool's result) and "absent":
+ * [...] strings it must not hold (a forged tag, a tool not offered), so a
+ * recorded session also checks what the run sends. It is what --record writes, what
  * the demo and the tests run on, and how a bug report is reproduced
  * offline. */
 #include <stdio.h>
@@ -174,20 +175,53 @@ static int request_text(const aw_model_request *req, aw_buf *out)
     return rc ? AW_ENOMEM : 0;
 }
 
-/* NULL when every expected string is in the request, else the first missing. */
-static const aw_json_value *missing_expectation(const aw_json_value *reply, const aw_buf *req)
+/* NULL when the request holds each string of reply[key] (want) or none of
+ * them (!want), else the first that breaks the rule. */
+static const aw_json_value *broken_expectation(const aw_json_value *reply, const char *key, bool want,
+                                               const aw_buf *req)
 {
-    const aw_json_value *expect = aw_json_get(reply, "expect");
-    for (size_t i = 0; i < aw_json_count(expect); i++) {
-        const aw_json_value *s = aw_json_at(expect, i);
+    const aw_json_value *list = aw_json_get(reply, key);
+    for (size_t i = 0; i < aw_json_count(list); i++) {
+        const aw_json_value *s = aw_json_at(list, i);
         if (!aw_json_is_string(s))
             return s;
         if (s->u.str.len == 0)
             continue;
-        if (s->u.str.len > req->len || !memmem(req->data, req->len, s->u.str.ptr, s->u.str.len))
+        bool held = s->u.str.len <= req->len && memmem(req->data, req->len, s->u.str.ptr, s->u.str.len);
+        if (held != want)
             return s;
     }
     return NULL;
+}
+
+/* 0, or the error for a request that breaks the line's expectations. */
+static int check_expectations(const replay *r, size_t line, const aw_json_value *reply,
+                              const aw_model_request *req, const aw_allocator *alloc, aw_error *err)
+{
+    const aw_json_value *expect = aw_json_get(reply, "expect"), *absent = aw_json_get(reply, "absent");
+    if (!expect && !absent)
+        return 0;
+    if ((expect && !aw_json_is_array(expect)) || (absent && !aw_json_is_array(absent)))
+        return aw_rt_error(err, AW_ETYPE, "replay: %s:%zu: \"expect\" and \"absent\" must be arrays of strings",
+                           r->path, line);
+    aw_buf text;
+    aw_buf_init(&text, alloc);
+    if (request_text(req, &text)) {
+        aw_buf_free(&text);
+        return aw_rt_error(err, AW_ENOMEM, "replay: out of memory");
+    }
+    const aw_json_value *miss = broken_expectation(reply, "expect", true, &text);
+    const aw_json_value *held = miss ? NULL : broken_expectation(reply, "absent", false, &text);
+    aw_buf_free(&text);
+    const aw_json_value *bad = miss ? miss : held;
+    if (!bad)
+        return 0;
+    if (!aw_json_is_string(bad))
+        return aw_rt_error(err, AW_ETYPE, "replay: %s:%zu: \"expect\" and \"absent\" must be arrays of strings",
+                           r->path, line);
+    return aw_rt_error(err, AW_EVALID, "replay: %s:%zu: the request %s \"%.*s\"", r->path, line,
+                       miss ? "does not hold" : "holds", (int)(bad->u.str.len > 120 ? 120 : bad->u.str.len),
+                       bad->u.str.ptr);
 }
 
 static void replay_free_call(replay_call *rc)
@@ -309,23 +343,9 @@ static int replay_send(aw_provider *p, aw_model_call *call, const aw_model_reque
     const aw_json_value *reply = aw_json_doc_root(r->docs[index]);
     size_t line = r->lines[index];
 
-    if (aw_json_get(reply, "expect")) {
-        aw_buf text;
-        aw_buf_init(&text, p->alloc);
-        if (request_text(req, &text)) {
-            aw_buf_free(&text);
-            return aw_rt_error(err, AW_ENOMEM, "replay: out of memory");
-        }
-        const aw_json_value *miss = missing_expectation(reply, &text);
-        aw_buf_free(&text);
-        if (miss) {
-            if (aw_json_is_string(miss))
-                return aw_rt_error(err, AW_EVALID, "replay: %s:%zu: the request does not hold \"%.*s\"", r->path,
-                                   line, (int)(miss->u.str.len > 120 ? 120 : miss->u.str.len), miss->u.str.ptr);
-            return aw_rt_error(err, AW_ETYPE, "replay: %s:%zu: \"expect\" must be an array of strings", r->path,
-                               line);
-        }
-    }
+    int bad = check_expectations(r, line, reply, req, p->alloc, err);
+    if (bad)
+        return bad;
 
     replay_call *rc = aw_malloc(p->alloc, sizeof *rc);
     if (!rc)

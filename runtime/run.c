@@ -428,6 +428,8 @@ void aw__run_end_turn(aw_run *r)
         goto oom;
     if (r->final.have && aw__final_check_contract(r) == AW_ENOMEM)
         goto oom;
+    if (r->turn >= r->cfg.budgets.max_turns && aw__run_refuse_tools(r, LAST_TURN_REFUSAL))
+        goto oom;
     if (!r->final.have && r->ncalls == 0 && r->rejections == 0 && r->feedback.len == 0) {
         const char *nudge = aw_transport_mode_of(r->transport) == AW_TRANSPORT_NATIVE
                                 ? "Your reply had no tool call and no answer. Call a tool, or answer."

@@ -13,6 +13,7 @@
 #include "internal/run_impl.h"
 
 #define RETRY_CAP_MS 30000
+#define DEFAULT_MAX_CALLS 10 /* as the transport's */
 
 void aw__run_reset_reply(aw_run *r)
 {
@@ -25,6 +26,7 @@ void aw__run_reset_reply(aw_run *r)
     r->native_doc = NULL;
     r->native = NULL;
     r->rejections = 0;
+    r->native_tool_calls = 0;
     r->reply_failed = false;
     r->first_byte_ms = 0;
     memset(&r->turn_usage, 0, sizeof r->turn_usage);
@@ -64,6 +66,11 @@ static int stream_chunk(aw_run *r, const char *p, size_t n)
     return rc;
 }
 
+static unsigned max_calls(const aw_run *r)
+{
+    return r->cfg.budgets.max_calls_per_turn ? r->cfg.budgets.max_calls_per_turn : DEFAULT_MAX_CALLS;
+}
+
 static int on_extracted(void *ctx, const aw_x_event *ev)
 {
     aw_run *r = ctx;
@@ -91,7 +98,17 @@ static int on_extracted(void *ctx, const aw_x_event *ev)
                 id = (aw_text){idv->u.str.ptr, idv->u.str.len};
             r->native_answered = true;
         }
-        return aw__run_add_call(r, kind, c->tool, id, c->slot, c->source, c->args, native) ? 0 : AW_ENOMEM;
+        run_call *added = aw__run_add_call(r, kind, c->tool, id, c->slot, c->source, c->args, native);
+        if (!added)
+            return AW_ENOMEM;
+        /* The slots bound xml calls; native ones are counted here. */
+        if (native && (kind == CALL_TOOL || kind == CALL_ASK) && ++r->native_tool_calls > max_calls(r)) {
+            added->kind = CALL_REJECTED;
+            if (aw_buf_printf(&added->output, "(tool failed: not run: more than %u tool calls in one turn)",
+                              max_calls(r)))
+                return AW_ENOMEM;
+        }
+        return 0;
     }
     case AW_X_FINAL:
         return aw__final_from_xml(r, ev->final);
@@ -407,10 +424,18 @@ int aw__run_send(aw_run *r)
     int rc = 0;
     if (r->transport)
         rc = aw_transport_render_next(r->transport, r->turn, r->cfg.budgets.max_turns, &notice);
-    aw_chat_msg eph[1];
+    bool native = !r->transport || aw_transport_mode_of(r->transport) == AW_TRANSPORT_NATIVE;
+    bool last = r->turn >= r->cfg.budgets.max_turns;
+    aw_chat_msg eph[2];
     size_t neph = 0;
     if (!rc && notice.len)
         eph[neph++] = (aw_chat_msg){.role = AW_CHAT_USER, .content = {notice.data, notice.len}};
+    /* Native mode has no notice to say it: the last turn offers only the
+     * final report, and says so. */
+    static const char last_native[] = "This is the last turn: call " AW_TOOL_FINAL_REPORT
+                                      " with your final report now; other tools are not run.";
+    if (!rc && native && last)
+        eph[neph++] = (aw_chat_msg){.role = AW_CHAT_USER, .content = {last_native, strlen(last_native)}};
     aw_model_request req = {
         .system = {r->system_prompt ? r->system_prompt : "", r->system_prompt ? strlen(r->system_prompt) : 0},
         .ephemeral = eph,
@@ -429,6 +454,12 @@ int aw__run_send(aw_run *r)
     if (!r->transport || aw_transport_mode_of(r->transport) != AW_TRANSPORT_XML) {
         req.tools = r->tool_defs;
         req.tool_count = r->tool_def_count;
+        for (size_t i = 0; native && last && i < r->tool_def_count; i++)
+            if (r->tool_defs[i].name.len == strlen(AW_TOOL_FINAL_REPORT) &&
+                !memcmp(r->tool_defs[i].name.ptr, AW_TOOL_FINAL_REPORT, r->tool_defs[i].name.len)) {
+                req.tools = &r->tool_defs[i];
+                req.tool_count = 1;
+            }
     }
     r->request_started_ms = aw__run_now(r);
     aw_model_fns fns = {on_text, NULL, on_tool_call, on_done};

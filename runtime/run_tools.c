@@ -397,6 +397,20 @@ void aw__run_start_calls(aw_run *r)
     start_more(r);
 }
 
+int aw__run_refuse_tools(aw_run *r, const char *why)
+{
+    for (size_t i = 0; i < r->ncalls; i++) {
+        run_call *c = &r->calls[i];
+        if (c->kind != CALL_TOOL && c->kind != CALL_ASK)
+            continue;
+        c->kind = CALL_REJECTED;
+        aw_buf_clear(&c->output);
+        if (aw_buf_append_str(&c->output, why))
+            return AW_ENOMEM;
+    }
+    return 0;
+}
+
 /* ---- the answers in the history ------------------------------------------------------- */
 
 int aw__run_history_after_tools(aw_run *r)

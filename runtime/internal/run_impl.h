@@ -89,6 +89,7 @@ struct aw_run {
     aw_buf last_rejection;
     aw_buf feedback;          /* the TURN-FAILED lines of this turn */
     size_t rejections;
+    unsigned native_tool_calls; /* native tool calls of this reply, for max_calls_per_turn */
     int64_t request_started_ms, first_byte_ms;
     aw_model_usage turn_usage;
     bool turn_has_usage;
@@ -160,6 +161,11 @@ run_call *aw__run_add_call(aw_run *r, call_kind kind, aw_text tool, aw_text call
 void aw__run_free_calls(aw_run *r);
 int aw__run_answer_call(aw_run *r, run_call *c, bool ok, const char *text, size_t len);
 int aw__run_history_after_tools(aw_run *r);
+/* Answer every tool call of the turn with `why` instead of running it
+ * (the last turn takes only the final report). */
+int aw__run_refuse_tools(aw_run *r, const char *why);
+#define LAST_TURN_REFUSAL "(tool failed: not run: this was the last turn, which takes only the final report)"
+
 
 /* run_emit.c */
 int aw__emit_event(aw_run *r, aw_json_doc *doc, aw_json_value *event);
