@@ -174,8 +174,7 @@ void aw_run_free(aw_run *r)
     aw__run_free_calls(r);
     aw_free(a, r->calls);
     aw_timer_free(r->run_timer);
-    aw_timer_free(r->finish_timer);
-    aw_timer_free(r->start_timer);
+    aw_timer_free(r->wake);
     if (r->cfg.tools)
         aw_toolbox_forget(r->cfg.tools, tools_ready, r);
     aw_extractor_free(r->x);
@@ -212,11 +211,8 @@ const aw_run_result *aw_run_result_of(const aw_run *r) { return r->finished ? &r
 
 /* ---- ending ---------------------------------------------------------------------- */
 
-static void call_done(void *ctx)
+static void call_done(aw_run *r)
 {
-    aw_run *r = ctx;
-    aw_timer_free(r->finish_timer);
-    r->finish_timer = NULL;
     r->finished = true;
     if (r->done)
         r->done(r->done_ctx, r, &r->result);
@@ -237,6 +233,8 @@ static void finish(aw_run *r, const char *stop_reason, bool partial)
     r->result.status = r->final.status;
     r->result.format = r->final.format;
     r->result.content = (aw_text){r->final.content.data ? r->final.content.data : "", r->final.content.len};
+    if (r->result.synthesized && !r->final.content.len) /* no memory to keep the reason */
+        r->result.content = (aw_text){r->synthesized_why, strlen(r->synthesized_why)};
     r->result.json = r->final.json ? aw_json_doc_root(r->final.json) : NULL;
     r->result.stop_reason = r->result_stop;
     r->result.turns = r->turn;
@@ -248,10 +246,9 @@ static void finish(aw_run *r, const char *stop_reason, bool partial)
     aw_json_doc *d = aw_json_doc_new(r->alloc);
     aw_json_value *ev = d ? aw__event_new(d, "completion", r->turn) : NULL;
     static const char *const st[] = {"success", "failure", "partial"};
-    if (ev && !aw_json_object_set_string(d, ev, "result", r->result.content.ptr, r->result.content.len) &&
-        !aw_json_object_set_string(d, ev, "status", st[r->result.status], strlen(st[r->result.status])) &&
-        !aw_json_object_set_bool(d, ev, "verified", false))
-        aw__emit_event(r, d, ev);
+    bool lost = !ev || aw_json_object_set_string(d, ev, "result", r->result.content.ptr, r->result.content.len) ||
+                aw_json_object_set_string(d, ev, "status", st[r->result.status], strlen(st[r->result.status])) ||
+                aw_json_object_set_bool(d, ev, "verified", false) || aw__emit_event(r, d, ev);
     aw_json_doc_free(d);
 
     /* The final report's accounting row (seed 001: agent__final_report_xml
@@ -260,39 +257,39 @@ static void finish(aw_run *r, const char *stop_reason, bool partial)
         d = aw_json_doc_new(r->alloc);
         aw_json_value *row = d ? aw_json_new_object(d) : NULL;
         bool xml = strcmp(r->final.command, AW_COMMAND_FINAL_XML) == 0;
-        if (row && !aw_json_object_set_string(d, row, "kind", "tool", 4) &&
-            !aw_json_object_set_string(d, row, "source", xml ? "xml" : "native", xml ? 3 : 6) &&
-            !aw_json_object_set_string(d, row, "command", r->final.command, strlen(r->final.command)) &&
-            (!xml || !aw_json_object_set_string(d, row, "slot", "FINAL", 5)) &&
-            !aw_json_object_set_string(d, row, "status", st[r->result.status], strlen(st[r->result.status])) &&
-            !aw_json_object_set_int(d, row, "latency_ms", 0) &&
-            !aw_json_object_set_int(d, row, "request_bytes", (int64_t)r->final.content.len) &&
-            !aw_json_object_set_int(d, row, "response_bytes", 0))
-            aw__emit_accounting(r, d, row);
+        lost = lost || !row || aw_json_object_set_string(d, row, "kind", "tool", 4) ||
+               aw_json_object_set_string(d, row, "source", xml ? "xml" : "native", xml ? 3 : 6) ||
+               aw_json_object_set_string(d, row, "command", r->final.command, strlen(r->final.command)) ||
+               (xml && aw_json_object_set_string(d, row, "slot", "FINAL", 5)) ||
+               aw_json_object_set_string(d, row, "status", st[r->result.status], strlen(st[r->result.status])) ||
+               aw_json_object_set_int(d, row, "latency_ms", 0) ||
+               aw_json_object_set_int(d, row, "request_bytes", (int64_t)r->final.content.len) ||
+               aw_json_object_set_int(d, row, "response_bytes", 0) || aw__emit_accounting(r, d, row);
         aw_json_doc_free(d);
     }
 
     d = aw_json_doc_new(r->alloc);
     aw_json_value *status = d ? aw_json_new_object(d) : NULL;
-    if (status && !aw_json_object_set_string(d, status, "event", "status", 6) &&
-        !aw_json_object_set_string(d, status, "stop_reason", stop_reason, strlen(stop_reason)) &&
-        !aw_json_object_set_int(d, status, "step_count", r->turn) &&
-        (r->result.status == AW_RUN_SUCCESS
-             ? !aw_json_object_set_null(d, status, "error_message")
-             : !aw_json_object_set_string(d, status, "error_message", r->result.content.ptr,
-                                          r->result.content.len > 500 ? 500 : r->result.content.len)) &&
-        !aw_json_object_set_string(d, status, "last_response", r->result.content.ptr,
-                                   r->result.content.len > 500 ? 500 : r->result.content.len))
-        aw__emit_runtime(r, d, status);
+    lost = lost || !status || aw_json_object_set_string(d, status, "event", "status", 6) ||
+           aw_json_object_set_string(d, status, "stop_reason", stop_reason, strlen(stop_reason)) ||
+           aw_json_object_set_int(d, status, "step_count", r->turn) ||
+           (r->result.status == AW_RUN_SUCCESS
+                ? aw_json_object_set_null(d, status, "error_message")
+                : aw_json_object_set_string(d, status, "error_message", r->result.content.ptr,
+                                            r->result.content.len > 500 ? 500 : r->result.content.len)) ||
+           aw_json_object_set_string(d, status, "last_response", r->result.content.ptr,
+                                     r->result.content.len > 500 ? 500 : r->result.content.len) ||
+           aw__emit_runtime(r, d, status);
     aw_json_doc_free(d);
+    /* The run ends anyway; its report stands, the records lack its end. */
+    if (lost)
+        aw__run_log(r, AW_LOG_ERROR, "out of memory writing the run's last records");
 
     aw_error err;
     r->step_partial = partial;
     if (aw__step_end(r, true, &err))
         aw__run_log(r, AW_LOG_ERROR, "the run's records could not be kept: %s", err.message);
-    r->finish_timer = aw_loop_timer(r->loop, 0, call_done, r);
-    if (!r->finish_timer)
-        call_done(r);
+    aw__run_wake(r, WAKE_DONE);
 }
 
 void aw__run_fail(aw_run *r, const char *stop_reason, const char *fmt, ...)
@@ -337,14 +334,6 @@ static int available_tools(aw_run *r, aw_json_doc *d, aw_json_value *ev)
             list = NULL;
     }
     return list && !aw_json_object_set(d, ev, "available_tools", 15, list) ? 0 : AW_ENOMEM;
-}
-
-static void next_turn_now(void *ctx)
-{
-    aw_run *r = ctx;
-    aw_timer_free(r->finish_timer);
-    r->finish_timer = NULL;
-    aw__run_next_turn(r);
 }
 
 void aw__run_next_turn(aw_run *r)
@@ -558,9 +547,7 @@ void aw__run_end_tools(aw_run *r)
         aw__run_fail(r, "error", "the run's records could not be kept: %s", err.message);
         return;
     }
-    r->finish_timer = aw_loop_timer(r->loop, 0, next_turn_now, r);
-    if (!r->finish_timer)
-        goto oom;
+    aw__run_wake(r, WAKE_NEXT_TURN);
     return;
 oom:
     aw__run_fail(r, "error", "out of memory at the end of turn %u", r->turn);
@@ -750,12 +737,35 @@ oom:
     aw__run_fail(r, "error", "out of memory starting the run");
 }
 
-static void start_without_tools(void *ctx)
+static void wake_up(void *ctx)
 {
     aw_run *r = ctx;
-    aw_timer_free(r->start_timer);
-    r->start_timer = NULL;
-    tools_ready(r);
+    run_wake_job job = (run_wake_job)r->wake_job;
+    r->wake_job = WAKE_NONE;
+    switch (job) {
+    case WAKE_NONE:
+        return;
+    case WAKE_START:
+        tools_ready(r);
+        return;
+    case WAKE_NEXT_TURN:
+        aw__run_next_turn(r);
+        return;
+    case WAKE_REPLY_FAILED:
+        aw__run_fail(r, "error", "turn %u: out of memory reading the reply", r->turn);
+        return;
+    case WAKE_DONE:
+        call_done(r);
+        return;
+    }
+}
+
+void aw__run_wake(aw_run *r, run_wake_job job)
+{
+    if (job <= (run_wake_job)r->wake_job)
+        return;
+    r->wake_job = job;
+    aw_timer_reset(r->wake, 0);
 }
 
 int aw_run_start(aw_run *r, aw_run_done_fn done, void *ctx)
@@ -766,12 +776,15 @@ int aw_run_start(aw_run *r, aw_run_done_fn done, void *ctx)
     r->done = done;
     r->done_ctx = ctx;
     r->started_ms = aw__run_now(r);
+    /* armed at once, it fires with nothing to do unless a job came */
+    if (!(r->wake = aw_loop_timer(r->loop, 0, wake_up, r)))
+        return AW_ENOMEM;
     if (r->cfg.budgets.timeout_ms > 0 &&
         !(r->run_timer = aw_loop_timer(r->loop, r->cfg.budgets.timeout_ms, run_timed_out, r)))
         return AW_ENOMEM;
     if (r->cfg.tools)
         return aw_toolbox_start(r->cfg.tools, tools_ready, r);
     /* no toolbox: the first turn still starts from the loop */
-    r->start_timer = aw_loop_timer(r->loop, 0, start_without_tools, r);
-    return r->start_timer ? 0 : AW_ENOMEM;
+    aw__run_wake(r, WAKE_START);
+    return 0;
 }

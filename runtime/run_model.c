@@ -71,9 +71,8 @@ static unsigned max_calls(const aw_run *r)
     return r->cfg.budgets.max_calls_per_turn ? r->cfg.budgets.max_calls_per_turn : DEFAULT_MAX_CALLS;
 }
 
-static int on_extracted(void *ctx, const aw_x_event *ev)
+static int extracted(aw_run *r, const aw_x_event *ev)
 {
-    aw_run *r = ctx;
     switch (ev->kind) {
     case AW_X_TEXT:
         if (aw_buf_append(&r->visible, ev->text.ptr, ev->text.len))
@@ -125,7 +124,29 @@ static int on_extracted(void *ctx, const aw_x_event *ev)
     }
 }
 
+/* An event the run cannot keep (out of memory) stops the extractor, which
+ * then reports only that it was stopped: the flag tells the rest. */
+static int on_extracted(void *ctx, const aw_x_event *ev)
+{
+    aw_run *r = ctx;
+    int rc = extracted(r, ev);
+    if (rc)
+        r->reply_failed = true;
+    return rc;
+}
+
 /* ---- the provider's callbacks ----------------------------------------------------- */
+
+/* The reply cannot be kept (out of memory): stop the request. A stop asked
+ * from a callback ends the call without on_done, and the provider frees it
+ * once it has unwound, so the run forgets it now and fails from the loop. */
+static int reply_failed(aw_run *r)
+{
+    r->reply_failed = true;
+    r->mcall = NULL;
+    aw__run_wake(r, WAKE_REPLY_FAILED);
+    return 1;
+}
 
 static int on_text(void *ctx, const char *p, size_t n)
 {
@@ -138,7 +159,7 @@ static int on_text(void *ctx, const char *p, size_t n)
         aw_error err;
         int rc = aw_extractor_feed(r->x, p, n, on_extracted, r, &err);
         if (rc) {
-            if (rc == AW_ENOMEM)
+            if (rc == AW_ENOMEM || r->reply_failed)
                 goto oom;
             aw__run_log(r, AW_LOG_ERROR, "turn %u: %s", r->turn, err.message);
         }
@@ -149,8 +170,7 @@ static int on_text(void *ctx, const char *p, size_t n)
     aw__emit_progress(r, "streaming");
     return 0;
 oom:
-    r->reply_failed = true;
-    return 1;
+    return reply_failed(r);
 }
 
 static int on_tool_call(void *ctx, const aw_chat_call *call)
@@ -179,8 +199,7 @@ static int on_tool_call(void *ctx, const aw_chat_call *call)
         goto oom;
     return 0;
 oom:
-    r->reply_failed = true;
-    return 1;
+    return reply_failed(r);
 }
 
 static void on_done(void *ctx, const aw_model_result *res);
@@ -212,11 +231,11 @@ static void retry_now(void *ctx)
         aw__run_fail(r, "error", "could not send the request: out of memory");
 }
 
-static void accounting_request(aw_run *r, const aw_model_result *res)
+static int accounting_request(aw_run *r, const aw_model_result *res)
 {
     aw_json_doc *d = aw_json_doc_new(r->alloc);
     if (!d)
-        return;
+        return AW_ENOMEM;
     aw_json_value *row = aw_json_new_object(d);
     aw_provider *p = r->cfg.models[r->model_index];
     const char *status = res->code ? "failed" : "ok";
@@ -240,50 +259,48 @@ static void accounting_request(aw_run *r, const aw_model_result *res)
                (res->http_status && aw_json_object_set_int(d, row, "http_status", res->http_status)) ||
                (res->error && aw_json_object_set_string(d, row, "error", res->error, strlen(res->error))) ||
                aw_json_object_set_int(d, row, "response_bytes", (int64_t)r->reply.len);
-    if (!bad)
-        aw__emit_accounting(r, d, row);
+    int rc = bad ? AW_ENOMEM : aw__emit_accounting(r, d, row);
     aw_json_doc_free(d);
+    return rc;
 }
 
-/* --record: the reply as replay:FILE plays it. */
-static void report_reply(aw_run *r, const aw_model_result *res)
+/* --record: the reply as replay:FILE plays it. A reply that cannot be
+ * written ends the run: a recording with a hole would not play back. */
+static int report_reply(aw_run *r, const aw_model_result *res)
 {
     bool any = false;
     for (size_t i = 0; i < r->cfg.observer_count && !any; i++)
         any = r->observers[i].on_reply != NULL;
     if (!any)
-        return;
+        return 0;
     aw_json_doc *d = aw_json_doc_new(r->alloc);
     aw_json_value *o = d ? aw_json_new_object(d) : NULL;
-    if (!o || aw_json_object_set_string(d, o, "text", r->reply.data ? r->reply.data : "", r->reply.len)) {
-        aw_json_doc_free(d);
-        return;
-    }
-    if (r->native) {
+    bool bad = !o || aw_json_object_set_string(d, o, "text", r->reply.data ? r->reply.data : "", r->reply.len);
+    if (!bad && r->native) {
         aw_json_value *calls = aw_json_new_array(d);
-        for (size_t i = 0; calls && i < aw_json_count(r->native); i++) {
+        bad = !calls;
+        for (size_t i = 0; !bad && i < aw_json_count(r->native); i++) {
             const aw_json_value *n = aw_json_at(r->native, i);
             const aw_json_value *f = aw_json_get(n, "function");
             aw_json_value *c = aw_json_new_object(d);
-            if (!c || aw_json_object_set(d, c, "id", 2, aw_json_get(n, "id")) ||
-                aw_json_object_set(d, c, "name", 4, aw_json_get(f, "name")) ||
-                aw_json_object_set(d, c, "arguments", 9, aw_json_get(f, "arguments")) || aw_json_array_push(d, calls, c))
-                calls = NULL;
+            bad = !c || aw_json_object_set(d, c, "id", 2, aw_json_get(n, "id")) ||
+                  aw_json_object_set(d, c, "name", 4, aw_json_get(f, "name")) ||
+                  aw_json_object_set(d, c, "arguments", 9, aw_json_get(f, "arguments")) ||
+                  aw_json_array_push(d, calls, c);
         }
-        if (calls)
-            aw_json_object_set(d, o, "tool_calls", 10, calls);
+        bad = bad || aw_json_object_set(d, o, "tool_calls", 10, calls);
     }
-    if (res->has_usage) {
+    if (!bad && res->has_usage) {
         aw_json_value *u = aw__usage_json(d, &res->usage);
-        if (u)
-            aw_json_object_set(d, o, "usage", 5, u);
+        bad = !u || aw_json_object_set(d, o, "usage", 5, u);
     }
-    if (res->stop_reason.len)
-        aw_json_object_set_string(d, o, "stop_reason", res->stop_reason.ptr, res->stop_reason.len);
-    for (size_t i = 0; i < r->cfg.observer_count; i++)
+    if (!bad && res->stop_reason.len)
+        bad = aw_json_object_set_string(d, o, "stop_reason", res->stop_reason.ptr, res->stop_reason.len);
+    for (size_t i = 0; !bad && i < r->cfg.observer_count; i++)
         if (r->observers[i].on_reply)
             r->observers[i].on_reply(r->observers[i].ctx, &r->info, o);
     aw_json_doc_free(d);
+    return bad ? AW_ENOMEM : 0;
 }
 
 static void add_usage(aw_model_usage *into, const aw_model_usage *u)
@@ -367,7 +384,12 @@ static void on_done(void *ctx, const aw_model_result *res)
 {
     aw_run *r = ctx;
     r->mcall = NULL;
-    accounting_request(r, res);
+    /* a request that cannot be accounted for ends the run: the records
+     * would say less than what happened */
+    if (accounting_request(r, res)) {
+        aw__run_fail(r, "error", "turn %u: out of memory recording the model request", r->turn);
+        return;
+    }
     if (res->has_usage) {
         add_usage(&r->usage, &res->usage);
         r->usage_known = true;
@@ -385,7 +407,10 @@ static void on_done(void *ctx, const aw_model_result *res)
         return;
     }
     snprintf(r->stop_reason, sizeof r->stop_reason, "%.*s", (int)res->stop_reason.len, res->stop_reason.ptr);
-    report_reply(r, res);
+    if (report_reply(r, res)) {
+        aw__run_fail(r, "error", "turn %u: out of memory recording the reply", r->turn);
+        return;
+    }
     aw_error err;
     aw_error_clear(&err);
     int rc = 0;
@@ -398,6 +423,8 @@ static void on_done(void *ctx, const aw_model_result *res)
             aw__run_log(r, AW_LOG_WARN, "turn %u: %s", r->turn, warning);
         if (!rc)
             rc = aw_extractor_feedback(r->x, &r->feedback);
+        if (!rc && r->reply_failed)
+            rc = aw_rt_error(&err, AW_ENOMEM, "out of memory");
     }
     if (rc) {
         aw__run_fail(r, "error", "turn %u: reading the reply failed: %s", r->turn, err.message);

@@ -126,13 +126,23 @@ struct aw_run {
     void *done_ctx;
     aw_run_result result;
     char result_stop[32];
+    char synthesized_why[256]; /* the synthesized report's text, when memory fails to hold it */
     bool started, finishing, finished, cancelled;
     aw_buf cancel_reason;
-    aw_timer *finish_timer, *start_timer;
+    /* Work done from the loop rather than inside the caller's stack (a
+     * provider or a tool source must not see the run end under it). One
+     * timer made when the run starts, so that asking for it never needs
+     * memory: a run out of memory can still end. */
+    aw_timer *wake;
+    int wake_job;             /* run_wake_job */
     bool step_partial;
 };
 
+/* What the wake timer does next; a stronger job replaces a weaker one. */
+typedef enum run_wake_job { WAKE_NONE = 0, WAKE_START, WAKE_NEXT_TURN, WAKE_REPLY_FAILED, WAKE_DONE } run_wake_job;
+
 /* run.c */
+void aw__run_wake(aw_run *r, run_wake_job job);
 void aw__run_next_turn(aw_run *r);
 void aw__run_end_turn(aw_run *r);
 void aw__run_end_tools(aw_run *r);

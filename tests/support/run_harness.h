@@ -122,7 +122,7 @@ int rh_records(rh *h, bool stream_events);
 void rh_config(rh *h);
 /* Make and start the run from h->cfg and serve the loop until it is done
  * or limit_ms pass (then the run is cancelled). 0 when done; the run's
- * creation error (h->err) otherwise; AW_ETIMEDOUT... as AW_ESTOP when the
+ * creation error (h->err), or the loop's, otherwise; AW_ESTOP when the
  * limit passed. */
 int rh_go(rh *h, int64_t limit_ms);
 /* Serve the loop for ms milliseconds (the run may be under way). */
