@@ -40,6 +40,8 @@ static const char run_help[] =
     "  --max-tokens N, --temperature X\n"
     "  --no-stream               ask HTTP providers for whole replies\n"
     "  --retries N               retries of a failed request (3), with backoff\n"
+    "  --retry-base T            the first retry's wait (1s), doubled each time, with\n"
+    "                            jitter; a server's Retry-After wins when longer\n"
     "  --connect-timeout T, --first-byte-timeout T, --idle-timeout T, --request-timeout T\n"
     "                            (T: 500ms, 30s, 2m, or milliseconds)\n"
     "  --record FILE             write the model's replies as replay:FILE plays them\n"
@@ -210,6 +212,9 @@ static int parse_options(cli_args *a, run_opts *o)
             NUMBER(0, 100);
             o->retries = (unsigned)n;
             o->retries_set = true;
+        } else if (!strcmp(opt, "--retry-base")) {
+            if (duration_opt(a, opt, &o->rcfg.budgets.retry_base_ms))
+                return CLI_USAGE;
         } else if (!strcmp(opt, "--connect-timeout")) {
             if (duration_opt(a, opt, &o->pcfg.connect_timeout_ms))
                 return CLI_USAGE;

@@ -6,8 +6,9 @@
  *
  * `chunks` streams the text in pieces of that many bytes (or the pieces
  * given, which then are the text), `delay_ms` waits that long before each
- * piece. A line {"error": "...", "http_status": 500, "retryable": true}
- * plays a failed request, and "expect": ["...", ...] names strings the
+ * piece. A line {"error": "...", "http_status": 500, "retryable": true,
+ * "retry_after_ms": 100} plays a failed request (after streaming its text,
+ * if it has one: a reply cut off), and "expect": ["...", ...] names strings the
  * request must hold (the notice's nonce, a tool's result) and "absent":
  * [...] strings it must not hold (a forged tag, a tool not offered), so a
  * recorded session also checks what the run sends. It is what --record writes, what
@@ -301,15 +302,11 @@ static void fail(replay_call *rc, const aw_json_value *error)
     aw_model_call_done(call, &res);
 }
 
-/* One piece of text per timer tick. */
+/* One piece of text per timer tick; a line with an error streams its text
+ * first (a connection that breaks mid-reply), then fails. */
 static void step(void *ctx)
 {
     replay_call *rc = ctx;
-    const aw_json_value *error = aw_json_get(rc->reply, "error");
-    if (error) {
-        fail(rc, error);
-        return;
-    }
     aw_text piece = {"", 0};
     bool more;
     if (rc->pieces) {
@@ -327,8 +324,11 @@ static void step(void *ctx)
     }
     if (aw_model_call_text(rc->call, piece.ptr, piece.len))
         more = false;
+    const aw_json_value *error = aw_json_get(rc->reply, "error");
     if (more)
         aw_timer_reset(rc->timer, rc->delay_ms);
+    else if (error)
+        fail(rc, error);
     else
         finish(rc);
 }

@@ -231,7 +231,16 @@ static void retry_now(void *ctx)
         aw__run_fail(r, "error", "could not send the request: out of memory");
 }
 
-static int accounting_request(aw_run *r, const aw_model_result *res)
+/* The wait before retrying a failed request, or -1 when it is not retried. */
+static int64_t retry_wait(const aw_run *r, const aw_model_result *res)
+{
+    unsigned max = r->cfg.budgets.no_retries ? 0 : r->cfg.budgets.max_retries ? r->cfg.budgets.max_retries : 3;
+    return res->code && res->retryable && r->attempt <= max ? backoff_ms(r, res) : -1;
+}
+
+/* retry_in: the wait before the retry this failure gets (-1: none), so
+ * the accounting shows the backoff and Retry-After decisions. */
+static int accounting_request(aw_run *r, const aw_model_result *res, int64_t retry_in)
 {
     aw_json_doc *d = aw_json_doc_new(r->alloc);
     if (!d)
@@ -258,6 +267,7 @@ static int accounting_request(aw_run *r, const aw_model_result *res)
                 aw_json_object_set_string(d, row, "stop_reason", res->stop_reason.ptr, res->stop_reason.len)) ||
                (res->http_status && aw_json_object_set_int(d, row, "http_status", res->http_status)) ||
                (res->error && aw_json_object_set_string(d, row, "error", res->error, strlen(res->error))) ||
+               (retry_in >= 0 && aw_json_object_set_int(d, row, "retry_in_ms", retry_in)) ||
                aw_json_object_set_int(d, row, "response_bytes", (int64_t)r->reply.len);
     int rc = bad ? AW_ENOMEM : aw__emit_accounting(r, d, row);
     aw_json_doc_free(d);
@@ -315,12 +325,10 @@ static void add_usage(aw_model_usage *into, const aw_model_usage *u)
 }
 
 /* A failed request: retry, fall back, or end the run. */
-static void request_failed(aw_run *r, const aw_model_result *res)
+static void request_failed(aw_run *r, const aw_model_result *res, int64_t wait)
 {
     unsigned max = r->cfg.budgets.no_retries ? 0 : r->cfg.budgets.max_retries ? r->cfg.budgets.max_retries : 3;
-    aw_provider *p = r->cfg.models[r->model_index];
-    if (res->retryable && r->attempt <= max) {
-        int64_t wait = backoff_ms(r, res);
+    if (wait >= 0) {
         aw__run_log(r, AW_LOG_WARN, "%s (attempt %u of %u); retrying in %.1f s", res->error, r->attempt, max + 1,
                     (double)wait / 1000.0);
         aw__run_reset_reply(r);
@@ -343,7 +351,6 @@ static void request_failed(aw_run *r, const aw_model_result *res)
             aw__run_fail(r, "error", "out of memory");
         return;
     }
-    (void)p;
     aw__run_fail(r, res->retryable ? "retry_limit" : "error", "the model request failed: %s", res->error);
 }
 
@@ -386,7 +393,8 @@ static void on_done(void *ctx, const aw_model_result *res)
     r->mcall = NULL;
     /* a request that cannot be accounted for ends the run: the records
      * would say less than what happened */
-    if (accounting_request(r, res)) {
+    int64_t retry_in = retry_wait(r, res);
+    if (accounting_request(r, res, retry_in)) {
         aw__run_fail(r, "error", "turn %u: out of memory recording the model request", r->turn);
         return;
     }
@@ -399,7 +407,7 @@ static void on_done(void *ctx, const aw_model_result *res)
         r->context_base_bytes = r->chat ? aw_chat_bytes(r->chat) + r->reply.len : r->thread.len + r->reply.len;
     }
     if (res->code) {
-        request_failed(r, res);
+        request_failed(r, res, retry_in);
         return;
     }
     if (r->reply_failed) {
