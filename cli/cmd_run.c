@@ -215,6 +215,8 @@ static int parse_options(cli_args *a, run_opts *o)
         } else if (!strcmp(opt, "--retry-base")) {
             if (duration_opt(a, opt, &o->rcfg.budgets.retry_base_ms))
                 return CLI_USAGE;
+            if (o->rcfg.budgets.retry_base_ms == 0) /* 0 is the library's "default" */
+                o->rcfg.budgets.retry_base_ms = 1;
         } else if (!strcmp(opt, "--connect-timeout")) {
             if (duration_opt(a, opt, &o->pcfg.connect_timeout_ms))
                 return CLI_USAGE;

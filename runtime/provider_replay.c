@@ -346,6 +346,20 @@ static int replay_send(aw_provider *p, aw_model_call *call, const aw_model_reque
     int bad = check_expectations(r, line, reply, req, p->alloc, err);
     if (bad)
         return bad;
+    if (p->cfg.trace) {
+        /* --trace: what a request held and the reply given, as an HTTP
+         * provider traces its bodies */
+        aw_buf text;
+        aw_buf_init(&text, p->alloc);
+        if (!request_text(req, &text))
+            p->cfg.trace(p->cfg.trace_ctx, "replay request", text.data ? text.data : "", text.len);
+        aw_buf_free(&text);
+        aw_buf rb;
+        aw_buf_init(&rb, p->alloc);
+        if (!aw_json_write(reply, NULL, &rb, NULL))
+            p->cfg.trace(p->cfg.trace_ctx, "replay reply", rb.data ? rb.data : "", rb.len);
+        aw_buf_free(&rb);
+    }
 
     replay_call *rc = aw_malloc(p->alloc, sizeof *rc);
     if (!rc)

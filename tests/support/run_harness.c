@@ -238,6 +238,7 @@ void rh_free(rh *h)
     for (size_t i = 0; i < h->nmodels; i++)
         aw_provider_free(h->models[i]);
     aw_records_free(h->records);
+    aw_sink_free(h->sink);
     aw_loop_free(h->loop);
     aw_json_doc_free(h->seen);
     aw_json_doc_free(h->json);
@@ -258,6 +259,10 @@ int rh_model(rh *h, const char *name, rh_script *s)
     char spec[600];
     snprintf(spec, sizeof spec, "replay:%s", rh_path(h, name));
     aw_provider_config pc = {.spec = spec, .alloc = h->alloc};
+    if (h->records) { /* --trace */
+        pc.trace = aw_records_trace;
+        pc.trace_ctx = h->records;
+    }
     assert_true(h->nmodels < 4);
     aw_provider *p = aw_provider_new(h->loop, &pc, &h->err);
     if (!p)
@@ -291,18 +296,30 @@ int rh_tools(rh *h, const char *json)
 
 int rh_records(rh *h, bool stream_events)
 {
-    aw_records_config rc = {.thread_path = rh_path(h, "thread.xml"),
-                            .accounting_path = rh_path(h, "accounting.jsonl"),
+    /* paths on the stack: the records must keep their own copies */
+    char thread[512], accounting[512], trace[512], record[512];
+    snprintf(thread, sizeof thread, "%s", rh_path(h, "thread.xml"));
+    snprintf(accounting, sizeof accounting, "%s", rh_path(h, "accounting.jsonl"));
+    snprintf(trace, sizeof trace, "%s", rh_path(h, "trace.txt"));
+    snprintf(record, sizeof record, "%s", rh_path(h, "record.jsonl"));
+    h->sink = aw_sink_open(h->loop, rh_path(h, "events.jsonl"), &(aw_sink_options){.alloc = h->alloc}, &h->err);
+    if (!h->sink)
+        return h->err.code;
+    aw_records_config rc = {.thread_path = thread,
+                            .accounting_path = accounting,
+                            .trace_path = trace,
+                            .record_path = record,
+                            .sinks = &h->sink,
+                            .sink_count = 1,
                             .stream_events = stream_events,
                             .alloc = h->alloc};
-    /* paths on the stack: the records must keep their own copies */
-    char thread[512], accounting[512];
-    snprintf(thread, sizeof thread, "%s", rc.thread_path);
-    snprintf(accounting, sizeof accounting, "%s", rc.accounting_path);
-    rc.thread_path = thread;
-    rc.accounting_path = accounting;
     h->records = aw_records_new(&rc, &h->err);
     return h->records ? 0 : h->err.code;
+}
+
+int rh_records_close(rh *h)
+{
+    return aw_records_close(h->records, &h->err);
 }
 
 void rh_config(rh *h)

@@ -28,6 +28,7 @@
 #include "agentwire/provider.h"
 #include "agentwire/records.h"
 #include "agentwire/run.h"
+#include "agentwire/sink.h"
 #include "agentwire/tools.h"
 
 #define RH_NONCE "1a2b3c4d"
@@ -69,6 +70,7 @@ struct rh {
     size_t nmodels;
     aw_toolbox *box;
     aw_records *records;        /* rh_records */
+    aw_sink *sink;
     aw_run *run;
     aw_run_config cfg;
     aw_run_observer observers[3];
@@ -113,10 +115,13 @@ int rh_model(rh *h, const char *name, rh_script *s);
 /* Command tools from JSON text; a tool without "cwd" runs in the
  * directory. */
 int rh_tools(rh *h, const char *json);
-/* Records (thread, accounting, events) into files of the directory named
- * thread.xml, accounting.jsonl, events.jsonl; their observer goes before
- * the harness's. */
+/* Records into files of the directory: thread.xml, accounting.jsonl,
+ * trace.txt, record.jsonl, and envelopes into events.jsonl; their observer
+ * goes before the harness's. Call before rh_model for the models to
+ * trace into them. */
 int rh_records(rh *h, bool stream_events);
+/* Flush and close them (aw_records_close). */
+int rh_records_close(rh *h);
 /* h->cfg with the models, the tools, the observers, xml transport,
  * messages context, nonce RH_NONCE, task "the task", fast retries. */
 void rh_config(rh *h);
