@@ -150,11 +150,19 @@ static aw_text str_field(const aw_json_value *o, const char *key)
     return t;
 }
 
-static int64_t int_field(const aw_json_value *o, const char *key, int64_t dflt)
+/* A number field within [lo, hi] (a recording may hold anything: 1e300
+ * must not overflow a conversion or a sum). */
+static int64_t int_field(const aw_json_value *o, const char *key, int64_t dflt, int64_t lo, int64_t hi)
 {
     const aw_json_value *v = aw_json_get(o, key);
-    return aw_json_is_number(v) ? (int64_t)v->u.num.d : dflt;
+    if (!aw_json_is_number(v) || v->u.num.d != v->u.num.d)
+        return dflt;
+    double d = v->u.num.d;
+    return d <= (double)lo ? lo : d >= (double)hi ? hi : (int64_t)d;
 }
+
+#define MAX_TOKENS ((int64_t)1 << 40)
+#define MAX_DELAY_MS ((int64_t)24 * 3600 * 1000)
 
 /* The request as one text, for "expect". */
 static int request_text(const aw_model_request *req, aw_buf *out)
@@ -268,11 +276,11 @@ static void finish(replay_call *rc)
     res.usage.cost_usd = -1;
     if (aw_json_is_object(u)) {
         res.has_usage = true;
-        res.usage.input_tokens = int_field(u, "input_tokens", 0);
-        res.usage.output_tokens = int_field(u, "output_tokens", 0);
-        res.usage.cache_read_tokens = int_field(u, "cache_read_tokens", 0);
-        res.usage.cache_write_tokens = int_field(u, "cache_write_tokens", 0);
-        res.usage.reasoning_tokens = int_field(u, "reasoning_tokens", 0);
+        res.usage.input_tokens = int_field(u, "input_tokens", 0, 0, MAX_TOKENS);
+        res.usage.output_tokens = int_field(u, "output_tokens", 0, 0, MAX_TOKENS);
+        res.usage.cache_read_tokens = int_field(u, "cache_read_tokens", 0, 0, MAX_TOKENS);
+        res.usage.cache_write_tokens = int_field(u, "cache_write_tokens", 0, 0, MAX_TOKENS);
+        res.usage.reasoning_tokens = int_field(u, "reasoning_tokens", 0, 0, MAX_TOKENS);
         const aw_json_value *cost = aw_json_get(u, "cost_usd");
         if (aw_json_is_number(cost))
             res.usage.cost_usd = cost->u.num.d;
@@ -293,10 +301,10 @@ static void fail(replay_call *rc, const aw_json_value *error)
     memset(&res, 0, sizeof res);
     res.code = AW_EINVAL;
     res.error = msg;
-    res.http_status = (int)int_field(rc->reply, "http_status", 0);
+    res.http_status = (int)int_field(rc->reply, "http_status", 0, 0, 999);
     const aw_json_value *retryable = aw_json_get(rc->reply, "retryable");
     res.retryable = aw_json_is_bool(retryable) && retryable->u.b;
-    res.retry_after_ms = int_field(rc->reply, "retry_after_ms", -1);
+    res.retry_after_ms = int_field(rc->reply, "retry_after_ms", -1, -1, MAX_DELAY_MS);
     res.usage.cost_usd = -1;
     replay_free_call(rc);
     aw_model_call_done(call, &res);
@@ -374,8 +382,8 @@ static int replay_send(aw_provider *p, aw_model_call *call, const aw_model_reque
     if (aw_json_is_array(chunks))
         rc->pieces = chunks;
     else if (aw_json_is_number(chunks) && chunks->u.num.d >= 1)
-        rc->chunk_size = (size_t)chunks->u.num.d;
-    rc->delay_ms = int_field(reply, "delay_ms", 0);
+        rc->chunk_size = (size_t)int_field(reply, "chunks", 0, 1, (int64_t)1 << 40);
+    rc->delay_ms = int_field(reply, "delay_ms", 0, 0, MAX_DELAY_MS);
     call->impl = rc;
 
     /* Even a whole reply, or a failure, is reported from the loop, as a

@@ -313,13 +313,22 @@ static int report_reply(aw_run *r, const aw_model_result *res)
     return bad ? AW_ENOMEM : 0;
 }
 
+int64_t aw__add_count(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+
 static void add_usage(aw_model_usage *into, const aw_model_usage *u)
 {
-    into->input_tokens += u->input_tokens;
-    into->output_tokens += u->output_tokens;
-    into->cache_read_tokens += u->cache_read_tokens;
-    into->cache_write_tokens += u->cache_write_tokens;
-    into->reasoning_tokens += u->reasoning_tokens;
+    into->input_tokens = aw__add_count(into->input_tokens, u->input_tokens);
+    into->output_tokens = aw__add_count(into->output_tokens, u->output_tokens);
+    into->cache_read_tokens = aw__add_count(into->cache_read_tokens, u->cache_read_tokens);
+    into->cache_write_tokens = aw__add_count(into->cache_write_tokens, u->cache_write_tokens);
+    into->reasoning_tokens = aw__add_count(into->reasoning_tokens, u->reasoning_tokens);
     if (u->cost_usd >= 0)
         into->cost_usd = (into->cost_usd < 0 ? 0 : into->cost_usd) + u->cost_usd;
 }
@@ -403,7 +412,7 @@ static void on_done(void *ctx, const aw_model_result *res)
         r->usage_known = true;
         r->turn_usage = res->usage;
         r->turn_has_usage = true;
-        r->context_base_tokens = res->usage.input_tokens + res->usage.output_tokens;
+        r->context_base_tokens = aw__add_count(res->usage.input_tokens, res->usage.output_tokens);
         r->context_base_bytes = r->chat ? aw_chat_bytes(r->chat) + r->reply.len : r->thread.len + r->reply.len;
     }
     if (res->code) {

@@ -115,7 +115,7 @@ static int64_t context_tokens(const aw_run *r, size_t extra)
         bytes += r->calls[i].output.len;
     bytes += extra + r->reply.len;
     if (r->context_base_tokens > 0 && bytes >= r->context_base_bytes)
-        return r->context_base_tokens + (int64_t)((bytes - r->context_base_bytes + 3) / 4);
+        return aw__add_count(r->context_base_tokens, (int64_t)((bytes - r->context_base_bytes + 3) / 4));
     return (int64_t)((bytes + (r->system_prompt ? strlen(r->system_prompt) : 0) + 3) / 4);
 }
 

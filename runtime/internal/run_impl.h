@@ -159,6 +159,9 @@ void aw__run_log(aw_run *r, int level, const char *fmt, ...)
 int64_t aw__run_now(const aw_run *r);
 
 /* run_model.c */
+/* Token counts as a provider reports them, which may be anything, added
+ * without overflowing. */
+int64_t aw__add_count(int64_t a, int64_t b);
 int aw__run_send(aw_run *r);
 void aw__run_cancel_request(aw_run *r);
 void aw__run_reset_reply(aw_run *r);
