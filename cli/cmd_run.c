@@ -77,6 +77,9 @@ static const char run_help[] =
     "  --thread FILE             the agent events as <thread> XML\n"
     "  --events FILE|-           UI envelopes as JSON lines (repeatable)\n"
     "  --stream-events           include agent.stream.chunk envelopes\n"
+    "  --events-preset P         standard (default); minimal: fewer envelopes;\n"
+    "                            debug: also each continuation decision with its\n"
+    "                            criteria (turns, final report, tool calls), full arguments\n"
     "  --accounting FILE         one JSON line per model request and per tool call\n"
     "  --trace FILE              every request and response body, keys redacted\n"
     "\n"
@@ -311,6 +314,16 @@ static int parse_options(cli_args *a, run_opts *o)
             if (o->nevents == sizeof o->events / sizeof *o->events)
                 return cli_usage_error(a, "at most 8 --events destinations");
             o->events[o->nevents++] = v;
+        } else if (!strcmp(opt, "--events-preset")) {
+            VALUE();
+            if (!strcmp(v, "standard"))
+                o->rec.preset = AW_ENVELOPE_STANDARD;
+            else if (!strcmp(v, "minimal"))
+                o->rec.preset = AW_ENVELOPE_MINIMAL;
+            else if (!strcmp(v, "debug"))
+                o->rec.preset = AW_ENVELOPE_DEBUG;
+            else
+                return cli_usage_error(a, "--events-preset is standard, minimal or debug, not '%s'", v);
         } else if (!strcmp(opt, "--stream-events")) {
             o->rec.stream_events = true;
         } else if (!strcmp(opt, "--accounting")) {
@@ -531,6 +544,10 @@ int cli_run(int argc, char **argv)
         if (rc == CLI_OK)
             rc = CLI_REJECTED;
     }
+    for (size_t i = 0; i < o.nevents; i++)
+        if (sinks[i]->dropped)
+            fprintf(stderr, "agentwire run: %s: %llu envelope%s dropped (the reader fell behind or went away)\n",
+                    sinks[i]->name, (unsigned long long)sinks[i]->dropped, sinks[i]->dropped == 1 ? "" : "s");
     goto out;
 
 fail:

@@ -105,7 +105,11 @@ char *rh_script_text(const rh_script *s)
 const char *rh_path(rh *h, const char *name)
 {
     char *p = h->paths[h->next_path++ % 8];
-    snprintf(p, sizeof h->paths[0], "%s/%s", h->dir, name);
+    size_t d = strlen(h->dir), n = strlen(name);
+    assert_true(d + 1 + n < sizeof h->paths[0]);
+    memcpy(p, h->dir, d);
+    p[d] = '/';
+    memcpy(p + d + 1, name, n + 1);
     return p;
 }
 
