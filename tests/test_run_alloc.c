@@ -17,6 +17,14 @@
 #include "failalloc.h"
 #include "run_harness.h"
 
+/* The human answers at once, from inside the question. */
+static void answer_at_once(rh *h, const char *question, size_t len)
+{
+    (void)question;
+    (void)len;
+    aw_run_answer(h->run, "yes", 3);
+}
+
 typedef struct sweep {
     bool records;
     aw_transport_mode transport;
@@ -36,13 +44,28 @@ static int one_run(const aw_allocator *a, void *ctx)
         rh_set(s, l, "tool_calls",
                "[{\"id\":\"a\",\"name\":\"echo\",\"arguments\":{\"n\":1}},{\"id\":\"b\",\"name\":\"pid\",\"arguments\":{}}]");
         rh_set(s, l, "usage", "{\"input_tokens\":10,\"output_tokens\":5}");
-        rh_say(s, sw->transport == AW_TRANSPORT_NATIVE ? "the answer" : FINAL("success", "the answer"), NULL);
+        if (sw->transport == AW_TRANSPORT_NATIVE) {
+            l = rh_say(s, "", NULL);
+            rh_set(s, l, "tool_calls",
+                   "[{\"id\":\"f\",\"name\":\"agent__final_report\",\"arguments\":{\"status\":\"success\","
+                   "\"content\":\"the answer\"}}]");
+        } else {
+            rh_say(s, FINAL("success", "the answer"), NULL);
+        }
     } else {
-        aw_json_value *l = rh_say(s, "calling " CALL("0001", "echo", "{\"n\":1}") " and " CALL("0002", "pid", "{}"), NULL);
+        aw_json_value *l = rh_say(s,
+                                  "calling " CALL("0001", "echo", "{\"n\":1}") " and " CALL("0002", "pid", "{}")
+                                      CALL("0003", "agent__ask_human", "{\"question\":\"ok?\"}")
+                                      "<ai-agent-" RH_NONCE "-PROGRESS tool=\"agent__progress_report\">"
+                                      "{\"progress\":\"half\"}</ai-agent-" RH_NONCE "-PROGRESS>",
+                                  NULL);
         rh_set(s, l, "usage", "{\"input_tokens\":10,\"output_tokens\":5}");
         rh_set(s, l, "chunks", "7");
         rh_say(s, FINAL("success", "the answer"), "{\"n\":1}", NULL);
     }
+    /* records first: the model traces into them */
+    if (!rc && sw->records)
+        rc = rh_records(&h, true);
     if (!rc)
         rc = rh_model(&h, "model.jsonl", s);
     else
@@ -50,10 +73,10 @@ static int one_run(const aw_allocator *a, void *ctx)
     if (!rc)
         rc = rh_tools(&h, "[{\"name\":\"echo\",\"command\":[\"cat\"]},"
                           "{\"name\":\"pid\",\"command\":[\"sh\",\"-c\",\"echo $$ >> pids; echo ok\"]}]");
-    if (!rc && sw->records)
-        rc = rh_records(&h, true);
     if (!rc) {
         rh_config(&h);
+        h.cfg.interactive = true;
+        h.on_ask = answer_at_once;
         h.cfg.transport = sw->transport;
         h.cfg.context = sw->context;
         /* The safety net when a child's exit cannot be reported (proc.c
