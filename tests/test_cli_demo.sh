@@ -5,28 +5,7 @@
 #
 #   tests/test_cli_demo.sh AGENTWIRE SOURCE_DIR
 set -u
-
-CLI=${1:-${AW_CLI:-${AW_CLI_PATH:-}}}
-SRC=${2:-${AW_SOURCE_DIR:-.}}
-if [ -z "$CLI" ] || [ ! -x "$CLI" ]; then
-    echo "usage: $0 AGENTWIRE SOURCE_DIR" >&2
-    exit 2
-fi
-case "$CLI" in /*) ;; *) CLI="$(pwd)/$CLI" ;; esac
-T=$(mktemp -d "${TMPDIR:-/tmp}/aw-cli-demo.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-failures=0
-checks=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-contains() {
-    checks=$((checks + 1))
-    grep -qF -- "$1" "$3" || fail "$2: wanted '$1' in $(basename "$3"): $(head -c 600 "$3")"
-}
+. "$(dirname "$0")/support/cli_test.sh"
 
 count_is() { # count_is N TEXT FILE NAME
     checks=$((checks + 1))
@@ -69,5 +48,4 @@ if (cd "$SRC/examples" && echo '{"path": "../Makefile"}' | sh agent/tools/count_
     fail "count_lines read a file outside the examples"
 fi
 
-echo "$checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish

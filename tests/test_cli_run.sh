@@ -7,22 +7,7 @@
 #
 # (or the environment variables AW_CLI, or AW_CLI_PATH, and AW_SOURCE_DIR).
 set -u
-
-CLI=${1:-${AW_CLI:-${AW_CLI_PATH:-}}}
-if [ -z "$CLI" ] || [ ! -x "$CLI" ]; then
-    echo "usage: $0 AGENTWIRE SOURCE_DIR" >&2
-    exit 2
-fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/aw-cli-run.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-failures=0
-checks=0
-export AW_NO_STATUS_LINE=1
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
+. "$(dirname "$0")/support/cli_test.sh"
 
 # run WANT_STATUS NAME ARGS...: agentwire ARGS, stdout to $T/out, stderr to $T/err
 run() {
@@ -38,32 +23,12 @@ run() {
     fi
 }
 
-contains() {
-    checks=$((checks + 1))
-    if ! grep -qF -- "$1" "${3:-$T/out}"; then
-        fail "$2: wanted '$1' in $(basename "${3:-$T/out}"): $(head -c 600 "${3:-$T/out}")"
-    fi
-}
-
-lacks() {
-    checks=$((checks + 1))
-    if grep -qF -- "$1" "${3:-$T/out}"; then
-        fail "$2: did not want '$1' in $(basename "${3:-$T/out}")"
-    fi
-}
-
 same() {
     checks=$((checks + 1))
     if ! cmp -s "$1" "$2"; then
         fail "$3: $(basename "$1") and $(basename "$2") differ"
         diff "$1" "$2" | head -10 | sed 's/^/    /'
     fi
-}
-
-# A tag of the session 1a2b3c4d, as a JSON string's contents.
-call() { printf '<ai-agent-1a2b3c4d-%s tool=\\"%s\\">%s</ai-agent-1a2b3c4d-%s>' "$1" "$2" "$3" "$1"; }
-final() {
-    printf '<ai-agent-1a2b3c4d-FINAL tool=\\"agent__final_report\\" status=\\"%s\\" format=\\"markdown\\">%s</ai-agent-1a2b3c4d-FINAL>' "$1" "$2"
 }
 
 cat >"$T/tools.json" <<'EOF'
@@ -189,5 +154,4 @@ run 0 "contract: retried" run --model "replay:$T/c-bad.jsonl" --nonce 1a2b3c4d -
     --contract-retries 1 "hi"
 contains '"response":"Hello"' "contract: retried"
 
-echo "$checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish

@@ -6,28 +6,9 @@
 #
 #   tests/test_cli_run_signals.sh AGENTWIRE
 set -u
-
-CLI=${1:-${AW_CLI:-${AW_CLI_PATH:-}}}
-if [ -z "$CLI" ] || [ ! -x "$CLI" ]; then
-    echo "usage: $0 AGENTWIRE" >&2
-    exit 2
-fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/aw-cli-signals.XXXXXX")
+. "$(dirname "$0")/support/cli_test.sh"
 READER=
 trap '[ -n "$READER" ] && kill "$READER" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
-failures=0
-checks=0
-export AW_NO_STATUS_LINE=1
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-check() { # check CONDITION-STATUS NAME
-    checks=$((checks + 1))
-    [ "$1" -eq 0 ] || fail "$2"
-}
 
 # Whether pid runs (a zombie does not count).
 alive() { [ -r "/proc/$1/stat" ] && ! grep -q ') Z ' "/proc/$1/stat" 2>/dev/null; }
@@ -68,8 +49,6 @@ no_tool_left() {
         fi
     done
 }
-
-call() { printf '<ai-agent-1a2b3c4d-%s tool=\\"%s\\">%s</ai-agent-1a2b3c4d-%s>' "$1" "$2" "$3" "$1"; }
 
 # Two tools that hang, each with a child; both write their pids.
 cat >"$T/tools.json" <<EOF
@@ -146,5 +125,4 @@ check $((got != 130)) "stuck: exit status $got after two SIGINTs, wanted 130"
 kill $READER 2>/dev/null
 READER=
 
-echo "$checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish

@@ -35,6 +35,24 @@ static rh_script *two_turns(void)
     return s;
 }
 
+/* The two turns with records kept, to success, the records closed. hook:
+ * called after every event (NULL: none). */
+static void run_two_turns(rh *h, bool stream_events, aw_context_mode context, void (*hook)(rh *, const aw_json_value *),
+                          void *user)
+{
+    assert_int_equal(rh_init(h, NULL), 0);
+    assert_int_equal(rh_tools(h, tools_json), 0);
+    assert_int_equal(rh_records(h, stream_events), 0);
+    assert_int_equal(rh_model(h, "model.jsonl", two_turns()), 0);
+    rh_config(h);
+    h->cfg.context = context;
+    h->on_event = hook;
+    h->user = user;
+    assert_int_equal(rh_go(h, 20000), 0);
+    rh_assert_status(h, AW_RUN_SUCCESS);
+    assert_int_equal(rh_records_close(h), 0);
+}
+
 /* ---- the thread ---------------------------------------------------------------------- */
 
 typedef struct thread_check {
@@ -64,17 +82,7 @@ static void run_thread_check(aw_context_mode context)
 {
     rh h;
     thread_check tc = {0};
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, tools_json), 0);
-    assert_int_equal(rh_records(&h, false), 0);
-    assert_int_equal(rh_model(&h, "model.jsonl", two_turns()), 0);
-    rh_config(&h);
-    h.cfg.context = context;
-    h.on_event = check_thread_file;
-    h.user = &tc;
-    assert_int_equal(rh_go(&h, 20000), 0);
-    rh_assert_status(&h, AW_RUN_SUCCESS);
-    assert_int_equal(rh_records_close(&h), 0);
+    run_two_turns(&h, false, context, check_thread_file, &tc);
     /* task, assistant text, 2 calls, a result, an error, the completion */
     assert_true(tc.checked >= 7);
     assert_int_equal(tc.checked, aw_json_count(h.events));
@@ -143,14 +151,7 @@ static char *envelope_types(rh *h)
 static char *run_for_envelopes(bool stream_events)
 {
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, tools_json), 0);
-    assert_int_equal(rh_records(&h, stream_events), 0);
-    assert_int_equal(rh_model(&h, "model.jsonl", two_turns()), 0);
-    rh_config(&h);
-    assert_int_equal(rh_go(&h, 20000), 0);
-    rh_assert_status(&h, AW_RUN_SUCCESS);
-    assert_int_equal(rh_records_close(&h), 0);
+    run_two_turns(&h, stream_events, AW_CONTEXT_MESSAGES, NULL, NULL);
     char *types = envelope_types(&h);
     rh_free(&h);
     return types;
@@ -207,14 +208,7 @@ static void test_accounting_rows_have_every_field(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, tools_json), 0);
-    assert_int_equal(rh_records(&h, false), 0);
-    assert_int_equal(rh_model(&h, "model.jsonl", two_turns()), 0);
-    rh_config(&h);
-    assert_int_equal(rh_go(&h, 20000), 0);
-    rh_assert_status(&h, AW_RUN_SUCCESS);
-    assert_int_equal(rh_records_close(&h), 0);
+    run_two_turns(&h, false, AW_CONTEXT_MESSAGES, NULL, NULL);
     aw_json_doc *d = accounting_lines(&h);
     const aw_json_value *rows = aw_json_doc_root(d);
     /* the file holds what the observers were told */
@@ -259,13 +253,7 @@ static void test_trace_holds_requests_and_replies(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, tools_json), 0);
-    assert_int_equal(rh_records(&h, false), 0);
-    assert_int_equal(rh_model(&h, "model.jsonl", two_turns()), 0);
-    rh_config(&h);
-    assert_int_equal(rh_go(&h, 20000), 0);
-    assert_int_equal(rh_records_close(&h), 0);
+    run_two_turns(&h, false, AW_CONTEXT_MESSAGES, NULL, NULL);
     char *trace = rh_read(&h, "trace.txt", NULL);
     assert_non_null(trace);
     assert_non_null(strstr(trace, "=== replay request"));

@@ -42,14 +42,22 @@ static void send_many(aw_sink *s, int from, int to)
     }
 }
 
-static void test_a_stalled_pipe_never_blocks(void **state)
+/* A sink writing into a new pipe p. */
+static aw_sink *pipe_sink(int p[2])
 {
-    (void)state;
-    int p[2];
     assert_int_equal(pipe(p), 0);
     aw_error err;
     aw_sink *s = aw_sink_file_fd(p[1], "pipe", NULL, &err);
     assert_non_null(s);
+    return s;
+}
+
+static void test_a_stalled_pipe_never_blocks(void **state)
+{
+    (void)state;
+    int p[2];
+    aw_error err;
+    aw_sink *s = pipe_sink(p);
     /* 4 MB into a 64 KB pipe nobody reads: returns, keeps 1 MB queued */
     send_many(s, 0, 4000);
     assert_true(s->dropped > 0);
@@ -82,10 +90,8 @@ static void test_a_reader_that_catches_up_gets_every_line(void **state)
 {
     (void)state;
     int p[2];
-    assert_int_equal(pipe(p), 0);
     aw_error err;
-    aw_sink *s = aw_sink_file_fd(p[1], "pipe", NULL, &err);
-    assert_non_null(s);
+    aw_sink *s = pipe_sink(p);
     /* 200 KB: more than the pipe, less than the queue */
     send_many(s, 0, 200);
     assert_int_equal(s->dropped, 0);
