@@ -455,7 +455,8 @@ static int continuation_events(aw_run *r, bool go, const char *stop_reason, cons
              aw_json_object_set_string(d, cont, "resolved_by", resolved_by, strlen(resolved_by)) ||
              aw_json_object_set_int(d, usage, "prompt", r->turn_usage.input_tokens) ||
              aw_json_object_set_int(d, usage, "completion", r->turn_usage.output_tokens) ||
-             aw_json_object_set_int(d, usage, "total", aw__add_count(r->turn_usage.input_tokens, r->turn_usage.output_tokens)) ||
+             aw_json_object_set_int(d, usage, "total",
+                                    aw__add_count(r->turn_usage.input_tokens, r->turn_usage.output_tokens)) ||
              aw_json_object_set_string(d, ev, "event", "step_completed", 14) ||
              aw_json_object_set_int(d, ev, "step_number", r->turn) ||
              aw_json_object_set_bool(d, ev, "has_tool_calls", r->ncalls > 0) ||

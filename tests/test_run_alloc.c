@@ -42,7 +42,8 @@ static int one_run(const aw_allocator *a, void *ctx)
     if (sw->transport != AW_TRANSPORT_XML) {
         aw_json_value *l = rh_say(s, "calling", NULL);
         rh_set(s, l, "tool_calls",
-               "[{\"id\":\"a\",\"name\":\"echo\",\"arguments\":{\"n\":1}},{\"id\":\"b\",\"name\":\"pid\",\"arguments\":{}}]");
+               "[{\"id\":\"a\",\"name\":\"echo\",\"arguments\":{\"n\":1}},"
+               "{\"id\":\"b\",\"name\":\"pid\",\"arguments\":{}}]");
         rh_set(s, l, "usage", "{\"input_tokens\":10,\"output_tokens\":5}");
         if (sw->transport == AW_TRANSPORT_NATIVE) {
             l = rh_say(s, "", NULL);

@@ -59,15 +59,12 @@ static void test_a_tool_printing_100_mb_keeps_memory_bounded(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, "[{\"name\":\"flood\",\"command\":[\"sh\",\"-c\","
-                                  "\"head -c 104857600 /dev/zero | tr '\\\\000' a\"]}]"),
-                     0);
+    rh_start(&h, "[{\"name\":\"flood\",\"command\":[\"sh\",\"-c\","
+                                  "\"head -c 104857600 /dev/zero | tr '\\\\000' a\"]}]");
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "flood", "{}"), NULL);
     rh_say(s, FINAL("success", "survived"), "aaaa", "[output cut: 100000 of 104857600 bytes shown]", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     /* the thread holds whole results (XML-PAST would show 4 KB of it) */
     h.cfg.context = AW_CONTEXT_XML;
     long before = peak_rss_kb();
@@ -91,15 +88,12 @@ static void test_max_turns_ends_with_a_synthesized_failure(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, "[{\"name\":\"tick\",\"command\":[\"sh\",\"-c\",\"echo tick >> ticks; echo ok\"]}]"),
-                     0);
+    rh_start(&h, "[{\"name\":\"tick\",\"command\":[\"sh\",\"-c\",\"echo tick >> ticks; echo ok\"]}]");
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "tick", "{}"), "Turn 1 of 2", NULL);
     /* the last turn says so; a call made in it is not run */
     rh_say(s, CALL("0011", "tick", "{}"), "Turn 2 of 2", "This is the last turn", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.budgets.max_turns = 2;
     assert_int_equal(rh_go(&h, 20000), 0);
     rh_assert_status(&h, AW_RUN_FAILURE);
@@ -119,9 +113,7 @@ static void test_max_turns_in_native_offers_only_the_final_report(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, "[{\"name\":\"tally\",\"command\":[\"sh\",\"-c\",\"echo x >> ticks; echo ok\"]}]"),
-                     0);
+    rh_start(&h, "[{\"name\":\"tally\",\"command\":[\"sh\",\"-c\",\"echo x >> ticks; echo ok\"]}]");
     rh_script *s = rh_script_new();
     aw_json_value *l = rh_say(s, "", "tally", NULL);
     rh_set(s, l, "absent", "[\"This is the last turn\"]");
@@ -129,8 +121,7 @@ static void test_max_turns_in_native_offers_only_the_final_report(void **state)
     l = rh_say(s, "", "This is the last turn", "agent__final_report", NULL);
     rh_set(s, l, "absent", "[\"tally\"]");
     rh_set(s, l, "tool_calls", "[{\"id\":\"b\",\"name\":\"tally\",\"arguments\":{}}]");
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.transport = AW_TRANSPORT_NATIVE;
     h.cfg.budgets.max_turns = 2;
     assert_int_equal(rh_go(&h, 20000), 0);
@@ -161,14 +152,12 @@ static void test_max_calls_in_xml_closes_the_slots_past_it(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, count_tool), 0);
+    rh_start(&h, count_tool);
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "count", "{}") CALL("0002", "count", "{}") CALL("0003", "count", "{}"),
            "up to 2 tool calls", NULL);
     rh_say(s, FINAL("success", "ok"), "TURN-FAILED", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.budgets.max_calls_per_turn = 2;
     assert_int_equal(rh_go(&h, 20000), 0);
     rh_assert_status(&h, AW_RUN_SUCCESS);
@@ -180,16 +169,14 @@ static void test_max_calls_in_native_runs_no_more(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, count_tool), 0);
+    rh_start(&h, count_tool);
     rh_script *s = rh_script_new();
     aw_json_value *l = rh_say(s, "", NULL);
     rh_set(s, l, "tool_calls",
            "[{\"id\":\"a\",\"name\":\"count\",\"arguments\":{}},{\"id\":\"b\",\"name\":\"count\",\"arguments\":{}},"
            "{\"id\":\"c\",\"name\":\"count\",\"arguments\":{}}]");
     rh_say(s, "done", "more than 2 tool calls", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.transport = AW_TRANSPORT_NATIVE;
     h.cfg.budgets.max_calls_per_turn = 2;
     assert_int_equal(rh_go(&h, 20000), 0);
@@ -212,16 +199,14 @@ static void test_parallel_runs_n_tools_at_once_and_no_more(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, barrier_tool), 0);
+    rh_start(&h, barrier_tool);
     rh_script *s = rh_script_new();
     rh_say(s,
            CALL("0001", "meet", "{}") CALL("0002", "meet", "{}") CALL("0003", "meet", "{}") CALL("0004", "meet", "{}")
                CALL("0005", "meet", "{}") CALL("0006", "meet", "{}"),
            NULL);
     rh_say(s, FINAL("success", "met"), NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.budgets.parallel = 3;
     assert_int_equal(rh_go(&h, 30000), 0);
     rh_assert_status(&h, AW_RUN_SUCCESS);
@@ -251,15 +236,12 @@ static void test_an_output_over_the_context_window_fails(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, "[{\"name\":\"big\",\"command\":[\"sh\",\"-c\",\"head -c 8000 /dev/zero | tr '\\\\000' "
-                                  "b\"]},{\"name\":\"small\",\"command\":[\"echo\",\"tiny\"]}]"),
-                     0);
+    rh_start(&h, "[{\"name\":\"big\",\"command\":[\"sh\",\"-c\",\"head -c 8000 /dev/zero | tr '\\\\000' "
+                                  "b\"]},{\"name\":\"small\",\"command\":[\"echo\",\"tiny\"]}]");
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "small", "{}") CALL("0002", "big", "{}"), NULL);
     rh_say(s, FINAL("success", "ok"), "context window budget exceeded", "tiny", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.budgets.context_window = 1000; /* tokens: about 4000 bytes */
     assert_int_equal(rh_go(&h, 20000), 0);
     rh_assert_status(&h, AW_RUN_SUCCESS);
@@ -276,12 +258,11 @@ static void test_the_run_timeout_stops_a_slow_model(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     rh_script *s = rh_script_new();
     aw_json_value *l = rh_say(s, FINAL("success", "too late"), NULL);
     rh_set(s, l, "delay_ms", "30000");
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.budgets.timeout_ms = 200;
     assert_int_equal(rh_go(&h, 10000), 0);
     rh_assert_status(&h, AW_RUN_FAILURE);
@@ -295,14 +276,11 @@ static void test_the_run_timeout_kills_running_tools(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, "[{\"name\":\"hang\",\"command\":[\"sh\",\"-c\",\"sleep 30 & echo $! > hang.pid; "
-                                  "wait\"]}]"),
-                     0);
+    rh_start(&h, "[{\"name\":\"hang\",\"command\":[\"sh\",\"-c\",\"sleep 30 & echo $! > hang.pid; "
+                                  "wait\"]}]");
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "hang", "{}"), NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.budgets.timeout_ms = 500;
     assert_int_equal(rh_go(&h, 10000), 0);
     assert_string_equal(h.stop_reason, "time_limit");
@@ -318,15 +296,12 @@ static void test_a_hanging_tool_is_killed_at_its_timeout(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, "[{\"name\":\"hang\",\"command\":[\"sh\",\"-c\",\"sleep 30 & echo $! > hang.pid; "
-                                  "wait\"]}]"),
-                     0);
+    rh_start(&h, "[{\"name\":\"hang\",\"command\":[\"sh\",\"-c\",\"sleep 30 & echo $! > hang.pid; "
+                                  "wait\"]}]");
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "hang", "{}"), NULL);
     rh_say(s, FINAL("success", "went on"), "timed out", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.budgets.tool_timeout_ms = 300;
     assert_int_equal(rh_go(&h, 20000), 0);
     rh_assert_status(&h, AW_RUN_SUCCESS);
@@ -360,7 +335,7 @@ static void test_output_is_cut_at_a_character_boundary(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     /* 100 two-byte characters and a newline: 201 bytes */
     assert_int_equal(rh_tools(&h, "[{\"name\":\"accents\",\"command\":[\"sh\",\"-c\",\"i=0; while [ $i -lt 100 ]; do "
                                   "printf '\\\\303\\\\251'; i=$((i+1)); done; echo\"]}]"),
@@ -368,8 +343,7 @@ static void test_output_is_cut_at_a_character_boundary(void **state)
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "accents", "{}"), NULL);
     rh_say(s, FINAL("success", "ok"), "[output cut: 100 of 201 bytes shown]", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.budgets.max_tool_output = 101; /* the 51st character would be split */
     assert_int_equal(rh_go(&h, 20000), 0);
     rh_assert_status(&h, AW_RUN_SUCCESS);
@@ -387,7 +361,7 @@ static void test_a_failing_tool_reports_its_stderr_tail(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     /* 5000 bytes of noise on stderr, then the line that says why */
     assert_int_equal(rh_tools(&h, "[{\"name\":\"broken\",\"command\":[\"sh\",\"-c\",\"head -c 5000 /dev/zero | tr "
                                   "'\\\\000' n >&2; echo >&2; echo 'disk on fire' >&2; exit 7\"]}]"),
@@ -395,8 +369,7 @@ static void test_a_failing_tool_reports_its_stderr_tail(void **state)
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "broken", "{}"), NULL);
     rh_say(s, FINAL("success", "noted"), "exited with status 7", "disk on fire", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     assert_int_equal(rh_go(&h, 20000), 0);
     rh_assert_status(&h, AW_RUN_SUCCESS);
     const char *result = seen_result(&h, 0);

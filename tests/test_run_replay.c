@@ -36,7 +36,7 @@ static void test_malformed_lines_are_named_by_file_line_and_column(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     assert_null(load(&h, "{\"text\": \"fine\"}\n\n{\"text\": oops}\n"));
     assert_error_at(&h, "3:10:", "unexpected");
     assert_null(load(&h, "{\"text\": \"fine\"}\n[1, 2]\n"));
@@ -52,7 +52,7 @@ static void test_a_missing_file_is_named(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     char spec[600];
     snprintf(spec, sizeof spec, "replay:%s", rh_path(&h, "nowhere.jsonl"));
     aw_provider_config pc = {.spec = spec};
@@ -66,11 +66,10 @@ static void test_running_out_of_replies_ends_the_run(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     rh_script *s = rh_script_new();
     rh_say(s, "no call, no report", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     assert_int_equal(rh_go(&h, 20000), 0);
     rh_assert_status(&h, AW_RUN_FAILURE);
     assert_string_equal(h.stop_reason, "error");
@@ -83,7 +82,7 @@ static void test_odd_fields_do_not_break_the_run(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     rh_script *s = rh_script_new();
     rh_raw(s, "{\"text\": 42, \"chunks\": -3, \"delay_ms\": -1e300, \"stop_reason\": [],"
               " \"usage\": {\"input_tokens\": 1e300, \"output_tokens\": -1e300, \"cost_usd\": \"free\"},"
@@ -92,8 +91,7 @@ static void test_odd_fields_do_not_break_the_run(void **state)
               " \"tool_calls\": [7, {\"name\": 9, \"arguments\": 3.5}, {\"name\": \"x\", \"arguments\": \"{oops\"}]}");
     rh_raw(s, "{\"text\": \"\", \"chunks\": [], \"expect\": []}");
     rh_say(s, FINAL("success", "still standing"), NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     assert_int_equal(rh_go(&h, 20000), 0);
     rh_assert_status(&h, AW_RUN_SUCCESS);
     assert_string_equal(h.content, "still standing");
@@ -104,11 +102,10 @@ static void test_a_bad_expectation_is_an_error_naming_the_line(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     rh_script *s = rh_script_new();
     rh_raw(s, "{\"text\": \"x\", \"expect\": \"not a list\"}");
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     assert_int_equal(rh_go(&h, 20000), 0);
     rh_assert_status(&h, AW_RUN_FAILURE);
     assert_non_null(strstr(h.content, "model.jsonl:1: \"expect\" and \"absent\" must be arrays of strings"));
@@ -121,7 +118,7 @@ static void test_a_50_mb_reply_in_4_kb_chunks_finishes(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     enum { BIG = 50 << 20 };
     /* 50 MB of prose with '<' every 100 bytes (each a possible tag the
      * extractor must look at), then the report */

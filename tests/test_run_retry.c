@@ -31,8 +31,7 @@ static void test_retryable_errors_are_retried_then_succeed(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
-    assert_int_equal(rh_tools(&h, mark_tool), 0);
+    rh_start(&h, mark_tool);
     rh_script *s = rh_script_new();
     /* the first attempt streams a call and breaks off: nothing of it runs */
     aw_json_value *l = rh_say(s, CALL("0001", "mark", "{}"), NULL);
@@ -41,8 +40,7 @@ static void test_retryable_errors_are_retried_then_succeed(void **state)
     l = rh_raw(s, "{\"error\": \"429 Too Many Requests\", \"http_status\": 429, \"retryable\": true, "
                   "\"retry_after_ms\": 150}");
     rh_say(s, FINAL("success", "third time lucky"), NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     assert_int_equal(rh_go(&h, 20000), 0);
     rh_assert_status(&h, AW_RUN_SUCCESS);
     assert_string_equal(h.content, "third time lucky");
@@ -69,13 +67,12 @@ static void test_retries_run_out_with_retry_limit(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     rh_script *s = rh_script_new();
     for (int i = 0; i < 3; i++)
         rh_raw(s, "{\"error\": \"503 Service Unavailable: overloaded\", \"retryable\": true}");
     rh_say(s, FINAL("success", "never reached"), NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.budgets.max_retries = 2;
     assert_int_equal(rh_go(&h, 20000), 0);
     rh_assert_status(&h, AW_RUN_FAILURE);
@@ -91,7 +88,7 @@ static void test_a_non_retryable_error_goes_to_the_fallback(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     rh_script *first = rh_script_new();
     rh_raw(first, "{\"error\": \"401 Unauthorized: bad key\", \"http_status\": 401, \"retryable\": false}");
     assert_int_equal(rh_model(&h, "first.jsonl", first), 0);
@@ -114,7 +111,7 @@ static void test_every_model_failing_ends_with_the_error(void **state)
 {
     (void)state;
     rh h;
-    assert_int_equal(rh_init(&h, NULL), 0);
+    rh_start(&h, NULL);
     rh_script *first = rh_script_new();
     rh_raw(first, "{\"error\": \"401 Unauthorized: bad key\", \"retryable\": false}");
     assert_int_equal(rh_model(&h, "first.jsonl", first), 0);

@@ -25,8 +25,7 @@ static const char tools_json[] =
 
 static void setup(rh *h)
 {
-    assert_int_equal(rh_init(h, NULL), 0);
-    assert_int_equal(rh_tools(h, tools_json), 0);
+    rh_start(h, tools_json);
 }
 
 static size_t calls_logged(rh *h, const char *tool)
@@ -78,8 +77,7 @@ static void test_xml_calls_run_and_every_request_has_the_notice(void **state)
            "tool results of the previous turn", "FIRST-CALL", "SECOND", NULL);
     /* turn 1's results are still there: XML-PAST is permanent */
     rh_say(s, FINAL("success", "all done"), "Session nonce: " RH_NONCE, "Turn 3 of 10", "FIRST-CALL", "THIRD", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     assert_int_equal(rh_go(&h, 20000), 0);
     assert_success(&h, "all done");
     assert_int_equal(h.turns, 3);
@@ -107,8 +105,7 @@ static void test_xml_native_calls_in_a_reply_are_not_run(void **state)
     aw_json_value *l = rh_say(s, "I will call natively.", NULL);
     rh_set(s, l, "tool_calls", "[{\"id\":\"n1\",\"name\":\"mark\",\"arguments\":{}}]");
     rh_say(s, FINAL("success", "ok"), "Native tool calls are ignored in this session", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     assert_int_equal(rh_go(&h, 20000), 0);
     assert_success(&h, "ok");
     assert_false(file_exists(&h, "marked"));
@@ -129,8 +126,7 @@ static void test_xml_final_runs_native_calls_and_takes_only_the_final_tag(void *
     /* a tag for a non-final tool is refused in xml-final */
     rh_say(s, CALL("0011", "mark", "{}"), "NATIVE-ARG", NULL);
     rh_say(s, FINAL("success", "final via xml"), "call `mark` with a native tool call", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.transport = AW_TRANSPORT_XML_FINAL;
     assert_int_equal(rh_go(&h, 20000), 0);
     assert_success(&h, "final via xml");
@@ -158,10 +154,9 @@ static void test_native_calls_then_final_report_call(void **state)
     rh_set(s, l, "tool_calls", "[{\"id\":\"c1\",\"name\":\"upper\",\"arguments\":{\"n\":\"abc\"}}]");
     l = rh_say(s, "", "ABC", NULL);
     rh_set(s, l, "tool_calls",
-           "[{\"id\":\"c2\",\"name\":\"agent__final_report\",\"arguments\":{\"status\":\"success\",\"content\":\"native "
-           "report\"}}]");
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+           "[{\"id\":\"c2\",\"name\":\"agent__final_report\","
+           "\"arguments\":{\"status\":\"success\",\"content\":\"native report\"}}]");
+    rh_ready(&h, s);
     h.cfg.transport = AW_TRANSPORT_NATIVE;
     assert_int_equal(rh_go(&h, 20000), 0);
     assert_success(&h, "native report");
@@ -180,8 +175,7 @@ static void test_native_text_reply_is_the_answer(void **state)
     rh_script *s = rh_script_new();
     rh_say(s, "The answer is 4.", NULL);
     rh_say(s, "never asked", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.transport = AW_TRANSPORT_NATIVE;
     assert_int_equal(rh_go(&h, 20000), 0);
     assert_success(&h, "The answer is 4.");
@@ -203,8 +197,7 @@ static void test_xml_context_sends_one_growing_thread(void **state)
     /* turn 3 holds the events of turns 1 and 2: calls and results */
     rh_say(s, FINAL("success", "threaded"), "tool_input", "TURN-ONE", "TURN-TWO", "iteration=\"2\"",
            "</thread>\nPREFILL-TEXT", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.context = AW_CONTEXT_XML;
     h.cfg.prefill = "PREFILL-TEXT";
     assert_int_equal(rh_go(&h, 20000), 0);
@@ -221,8 +214,7 @@ static void test_xml_context_with_native_transport_is_refused(void **state)
     setup(&h);
     rh_script *s = rh_script_new();
     rh_say(s, "x", NULL);
-    assert_int_equal(rh_model(&h, "model.jsonl", s), 0);
-    rh_config(&h);
+    rh_ready(&h, s);
     h.cfg.context = AW_CONTEXT_XML;
     h.cfg.transport = AW_TRANSPORT_NATIVE;
     assert_int_equal(rh_go(&h, 1000), AW_EINVAL);

@@ -254,6 +254,20 @@ void rh_free(rh *h)
     memset(h, 0, sizeof *h);
 }
 
+void rh_start(rh *h, const char *tools_json)
+{
+    assert_int_equal(rh_init(h, NULL), 0);
+    if (tools_json && rh_tools(h, tools_json))
+        fail_msg("rh_tools: %s", h->err.message);
+}
+
+void rh_ready(rh *h, rh_script *s)
+{
+    if (rh_model(h, "model.jsonl", s))
+        fail_msg("rh_model: %s", h->err.message);
+    rh_config(h);
+}
+
 int rh_model(rh *h, const char *name, rh_script *s)
 {
     char *text = rh_script_text(s);

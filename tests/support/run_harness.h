@@ -109,6 +109,13 @@ void rh_write(rh *h, const char *name, const char *text);
 /* The file's contents (malloc'd, NUL-terminated), NULL when unreadable. */
 char *rh_read(rh *h, const char *name, size_t *len);
 
+/* rh_init with the default allocator and, when tools_json is not NULL,
+ * rh_tools; the test fails if either does. */
+void rh_start(rh *h, const char *tools_json);
+/* rh_model("model.jsonl", s) then rh_config; the test fails if the model
+ * cannot be made. */
+void rh_ready(rh *h, rh_script *s);
+
 /* Write the script to NAME in the directory (the script is freed) and add
  * replay:PATH as the next model (the first, then the fallbacks). */
 int rh_model(rh *h, const char *name, rh_script *s);
