@@ -108,34 +108,30 @@ static int one_run(const aw_allocator *a, void *ctx)
     return rc;
 }
 
-static void test_every_allocation_failure_of_an_xml_run(void **state)
+static void sweep_every_failure(sweep sw)
 {
-    (void)state;
-    sweep sw = {.records = true, .transport = AW_TRANSPORT_XML, .context = AW_CONTEXT_MESSAGES};
     long total = aw_failalloc_run(one_run, &sw, 0);
     assert_true(total > 100);
     print_message("%ld allocations, %ld runs, %ld succeeded, %ld with a tool timed out\n", total, sw.runs,
                   sw.succeeded, sw.timeouts);
+}
+
+static void test_every_allocation_failure_of_an_xml_run(void **state)
+{
+    (void)state;
+    sweep_every_failure((sweep){.records = true, .transport = AW_TRANSPORT_XML, .context = AW_CONTEXT_MESSAGES});
 }
 
 static void test_every_allocation_failure_of_a_native_run_in_xml_context(void **state)
 {
     (void)state;
-    sweep sw = {.records = false, .transport = AW_TRANSPORT_XML_FINAL, .context = AW_CONTEXT_XML};
-    long total = aw_failalloc_run(one_run, &sw, 0);
-    assert_true(total > 100);
-    print_message("%ld allocations, %ld runs, %ld succeeded, %ld with a tool timed out\n", total, sw.runs,
-                  sw.succeeded, sw.timeouts);
+    sweep_every_failure((sweep){.transport = AW_TRANSPORT_XML_FINAL, .context = AW_CONTEXT_XML});
 }
 
 static void test_every_allocation_failure_of_a_native_run(void **state)
 {
     (void)state;
-    sweep sw = {.records = false, .transport = AW_TRANSPORT_NATIVE, .context = AW_CONTEXT_MESSAGES};
-    long total = aw_failalloc_run(one_run, &sw, 0);
-    assert_true(total > 100);
-    print_message("%ld allocations, %ld runs, %ld succeeded, %ld with a tool timed out\n", total, sw.runs,
-                  sw.succeeded, sw.timeouts);
+    sweep_every_failure((sweep){.transport = AW_TRANSPORT_NATIVE, .context = AW_CONTEXT_MESSAGES});
 }
 
 int main(void)
