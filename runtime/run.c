@@ -563,6 +563,8 @@ static const char final_report_schema[] =
     "\"required\":[\"status\",\"content\"]}";
 static const char ask_human_schema[] =
     "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"}},\"required\":[\"question\"]}";
+static const char progress_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"progress\":{\"type\":\"string\"}},\"required\":[\"progress\"]}";
 
 /* The tools the model is offered: the toolbox's, and the run's own. */
 static int build_tools(aw_run *r)
@@ -570,7 +572,7 @@ static int build_tools(aw_run *r)
     size_t n = 0;
     const aw_tool_def *box = r->cfg.tools ? aw_toolbox_defs(r->cfg.tools, &n) : NULL;
     aw_free(r->alloc, r->tool_defs);
-    r->tool_defs = aw_malloc(r->alloc, (n + 2) * sizeof *r->tool_defs);
+    r->tool_defs = aw_malloc(r->alloc, (n + 3) * sizeof *r->tool_defs);
     if (!r->tool_defs)
         return AW_ENOMEM;
     if (n)
@@ -578,11 +580,11 @@ static int build_tools(aw_run *r)
     r->tool_def_count = n;
     if (!r->builtin_schemas) {
         aw_json_read_options ro = {.alloc = r->alloc};
-        aw_buf both;
-        aw_buf_init(&both, r->alloc);
-        int rc = aw_buf_printf(&both, "[%s,%s]", final_report_schema, ask_human_schema) ||
-                 aw_json_parse(both.data, both.len, &ro, &r->builtin_schemas, NULL);
-        aw_buf_free(&both);
+        aw_buf all;
+        aw_buf_init(&all, r->alloc);
+        int rc = aw_buf_printf(&all, "[%s,%s,%s]", final_report_schema, ask_human_schema, progress_schema) ||
+                 aw_json_parse(all.data, all.len, &ro, &r->builtin_schemas, NULL);
+        aw_buf_free(&all);
         if (rc)
             return AW_ENOMEM;
     }
@@ -593,6 +595,14 @@ static int build_tools(aw_run *r)
         r->tool_defs[r->tool_def_count++] = (aw_tool_def){{AW_TOOL_FINAL_REPORT, strlen(AW_TOOL_FINAL_REPORT)},
                                                           {desc, strlen(desc)},
                                                           aw_json_at(schemas, 0)};
+    }
+    /* Progress travels as the tools do: a tag in xml (the notice's
+     * PROGRESS slot), a native call otherwise (seed 001). */
+    if (r->cfg.transport != AW_TRANSPORT_XML) {
+        static const char desc[] = "Tell the user what you are doing now, in a sentence; it is shown, not executed.";
+        r->tool_defs[r->tool_def_count++] = (aw_tool_def){{AW_TOOL_PROGRESS, strlen(AW_TOOL_PROGRESS)},
+                                                          {desc, strlen(desc)},
+                                                          aw_json_at(schemas, 2)};
     }
     if (r->cfg.interactive) {
         static const char desc[] = "Ask the human a question and wait for the answer.";

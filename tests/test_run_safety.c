@@ -134,6 +134,28 @@ static void test_progress_reports_are_taken_not_executed(void **state)
     rh_free(&h);
 }
 
+static void test_progress_in_xml_final_is_a_native_call(void **state)
+{
+    (void)state;
+    rh h;
+    setup(&h);
+    rh_script *s = rh_script_new();
+    /* offered natively, as the other tools are in this mode */
+    aw_json_value *l = rh_say(s, "", "agent__progress_report", NULL);
+    rh_set(s, l, "tool_calls",
+           "[{\"id\":\"p1\",\"name\":\"agent__progress_report\",\"arguments\":{\"progress\":\"half\"}}]");
+    rh_say(s, FINAL("success", "done"), NULL);
+    rh_ready(&h, s);
+    h.cfg.transport = AW_TRANSPORT_XML_FINAL;
+    assert_int_equal(rh_go(&h, 20000), 0);
+    rh_assert_status(&h, AW_RUN_SUCCESS);
+    const aw_json_value *row = rh_find(h.accounting, "command", "agent__progress_report", 0);
+    assert_non_null(row);
+    assert_string_equal(rh_str(row, "source"), "native");
+    assert_string_equal(rh_str(row, "status"), "ok");
+    rh_free(&h);
+}
+
 typedef struct asking {
     aw_timer *timer;
     rh *h;
@@ -206,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_a_tag_with_another_nonce_or_an_unoffered_tool_is_rejected),
         cmocka_unit_test(test_an_unknown_native_tool_is_answered_with_a_failure),
         cmocka_unit_test(test_progress_reports_are_taken_not_executed),
+        cmocka_unit_test(test_progress_in_xml_final_is_a_native_call),
         cmocka_unit_test(test_ask_human_is_answered_through_the_api),
         cmocka_unit_test(test_ask_human_is_not_offered_without_interactive),
     };
