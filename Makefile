@@ -21,12 +21,13 @@ DEMO_CMDS = \
 # A real agent, offline: a recorded model (replay) calling real command
 # tools (examples/agent/tools/) over the examples, in the xml transport; the
 # recording checks that the tools' outputs reached the model. The report
-# goes to stdout, the thread, envelopes and accounting to DEMO_OUT.
+# goes to stdout; the thread, envelopes, accounting and the stored session
+# to DEMO_OUT.
 AGENTWIRE ?= $(BUILD_REL)/agentwire
 DEMO_OUT ?= build/demo
 DEMO_AGENT = $(AGENTWIRE) run --model replay:examples/agent/session.jsonl --transport xml --nonce dec0de42 \
 	--tools examples/agent/tools.json --thread $(DEMO_OUT)/thread.xml --events $(DEMO_OUT)/events.jsonl \
-	--accounting $(DEMO_OUT)/accounting.jsonl \
+	--accounting $(DEMO_OUT)/accounting.jsonl --store sqlite:$(DEMO_OUT)/sessions.db \
 	"Which tools does examples/session.jsonl call, and how many events does it hold?"
 
 .PHONY: all deps build demo demo-agent test bench fuzz install clean
@@ -61,7 +62,7 @@ demo: build
 demo-agent:
 	@mkdir -p $(DEMO_OUT)
 	$(DEMO_AGENT)
-	@echo "the run's thread, envelopes and accounting: $(DEMO_OUT)/thread.xml, events.jsonl, accounting.jsonl"
+	@echo "the run's thread, envelopes, accounting and session: $(DEMO_OUT)/thread.xml, events.jsonl, accounting.jsonl, sessions.db"
 
 test: deps
 	CC=$(CC) cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DAW_SANITIZE=ON -DAW_WERROR=ON >/dev/null

@@ -95,12 +95,11 @@ static void draw_status(cli_run_ui *ui)
     snprintf(tok, sizeof tok, "%.1fk in / %.1fk out", (double)ui->last.input_tokens / 1000.0,
              (double)ui->last.output_tokens / 1000.0);
     const aw_run_info *info = ui->run ? aw_run_info_of(ui->run) : NULL;
-    int n = snprintf(ui->status, sizeof ui->status, "turn %u/%u · %s%s%.80s · %s · %s%s%s%s%s", ui->last.turn,
+    int n = snprintf(ui->status, sizeof ui->status, "turn %u/%u · %s%s%s · %s · %s%s%s%s%s", ui->last.turn,
                      ui->last.max_turns, info ? info->provider : "", info && info->model[0] ? ":" : "",
                      info ? info->model : "", tok, ui->phase, ui->tools[0] ? " · " : "", ui->tools,
                      ui->progress[0] ? " · " : "", ui->progress);
-    if (n >= (int)sizeof ui->status) /* a longer line is cut: it is one status line */
-        ui->status[sizeof ui->status - 1] = 0;
+    (void)n;
     fprintf(stderr, "\r\033[K%s", ui->status);
     fflush(stderr);
     ui->status_shown = true;

@@ -249,9 +249,15 @@ static void on_runtime(void *ctx, const aw_run_info *run, const aw_json_value *e
     aw_envelope_adapter *a = adapter_for(rec, run);
     if (!a)
         return note_error(rec, "events", ENOMEM);
+    /* An event the adapter refuses is an envelope lost: said, not passed
+     * over (the run then ends saying its records could not be kept). */
     aw_error err;
-    if (aw_envelope_adapter_handle(a, event, aw_rt_wall_ms(), &err) == AW_ENOMEM)
+    aw_error_clear(&err);
+    int rc = aw_envelope_adapter_handle(a, event, aw_rt_wall_ms(), &err);
+    if (rc == AW_ENOMEM)
         note_error(rec, "events", ENOMEM);
+    else if (rc && !rec->error[0])
+        snprintf(rec->error, sizeof rec->error, "events: %.200s", err.message);
 }
 
 static void on_accounting(void *ctx, const aw_run_info *run, const aw_json_value *row)

@@ -471,7 +471,7 @@ static int continuation_events(aw_run *r, bool go, const char *stop_reason, cons
     aw_json_value *evals = aw_json_new_array(d);
     struct criterion {
         const char *criterion, *decision, *why;
-    } crit[3];
+    } crit[4];
     size_t n = 0;
     char steps_why[96];
     snprintf(steps_why, sizeof steps_why, "turn %u of %u", r->turn, r->cfg.budgets.max_turns);
@@ -480,6 +480,15 @@ static int continuation_events(aw_run *r, bool go, const char *stop_reason, cons
                                   r->final.have ? "a final report was accepted" : "no final report yet"};
     crit[n++] = (struct criterion){"ToolCallPresenceCheck", r->ncalls ? "request" : "allow",
                                   r->ncalls ? "tool calls were made" : "no tool calls"};
+    /* The deciding criterion gives the decision's reason (the envelope
+     * has no field for it beside the evaluations). */
+    size_t k = 0;
+    while (k < n && strcmp(crit[k].criterion, resolved_by) != 0)
+        k++;
+    if (k == n)
+        crit[n++] = (struct criterion){resolved_by, go ? "allow" : "stop", reason};
+    else
+        crit[k].why = reason;
     for (size_t i = 0; !rc && i < n; i++) {
         aw_json_value *e = aw_json_new_object(d);
         rc = !e || aw_json_object_set_string(d, e, "criterion", crit[i].criterion, strlen(crit[i].criterion)) ||
@@ -491,7 +500,6 @@ static int continuation_events(aw_run *r, bool go, const char *stop_reason, cons
          aw_json_object_set_int(d, c, "step_number", r->turn) || aw_json_object_set_bool(d, c, "should_continue", go) ||
          aw_json_object_set_string(d, c, "stop_reason", stop_reason, strlen(stop_reason)) ||
          aw_json_object_set_string(d, c, "resolved_by", resolved_by, strlen(resolved_by)) ||
-         aw_json_object_set_string(d, c, "reason", reason, strlen(reason)) ||
          aw_json_object_set(d, c, "evaluations", 11, evals) || aw__emit_runtime(r, d, c);
     aw_json_doc_free(d);
     return rc ? AW_ENOMEM : 0;

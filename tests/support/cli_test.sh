@@ -15,8 +15,9 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/aw-cli-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
 failures=0
 checks=0
-# plain progress lines on stderr, whatever the terminal
-export AW_NO_STATUS_LINE=1
+# plain progress lines on stderr, whatever the terminal; the runs' default
+# session store in the scratch directory, not the user's
+export AW_NO_STATUS_LINE=1 XDG_DATA_HOME="$T/xdg"
 
 fail() {
     echo "FAIL: $*"
