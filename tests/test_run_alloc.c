@@ -29,7 +29,7 @@ typedef struct sweep {
     bool records;
     aw_transport_mode transport;
     aw_context_mode context;
-    long runs, succeeded, timeouts;
+    long runs, succeeded;
 } sweep;
 
 static int one_run(const aw_allocator *a, void *ctx)
@@ -80,13 +80,7 @@ static int one_run(const aw_allocator *a, void *ctx)
         h.on_ask = answer_at_once;
         h.cfg.transport = sw->transport;
         h.cfg.context = sw->context;
-        /* The safety net when a child's exit cannot be reported (proc.c
-         * makes its report timer in reap() and loses the exit when that
-         * allocation fails): the call times out instead of hanging. */
-        h.cfg.budgets.tool_timeout_ms = 1000;
         rc = rh_go(&h, 10000);
-        if (rh_any_holds(h.events, "timed out"))
-            sw->timeouts++;
         if (rc == AW_ESTOP)
             fail_msg("the run did not end (allocation %ld)", sw->runs - 1);
         if (!rc && h.status != AW_RUN_SUCCESS)
@@ -112,8 +106,7 @@ static void sweep_every_failure(sweep sw)
 {
     long total = aw_failalloc_run(one_run, &sw, 0);
     assert_true(total > 100);
-    print_message("%ld allocations, %ld runs, %ld succeeded, %ld with a tool timed out\n", total, sw.runs,
-                  sw.succeeded, sw.timeouts);
+    print_message("%ld allocations, %ld runs, %ld succeeded anyway\n", total, sw.runs, sw.succeeded);
 }
 
 static void test_every_allocation_failure_of_an_xml_run(void **state)
