@@ -91,7 +91,7 @@ static int one_run(const aw_allocator *a, void *ctx)
     rh_free(&h);
     for (char *p = pids; p && *p;) {
         long pid = strtol(p, &p, 10);
-        if (pid > 0 && rh_pid_alive(pid))
+        if (pid > 0 && !rh_pid_gone(pid, 2000))
             fail_msg("tool process %ld outlived its run", pid);
         while (*p == '\n')
             p++;

@@ -60,7 +60,7 @@ static void test_a_tool_printing_100_mb_keeps_memory_bounded(void **state)
     (void)state;
     rh h;
     rh_start(&h, "[{\"name\":\"flood\",\"command\":[\"sh\",\"-c\","
-                                  "\"head -c 104857600 /dev/zero | tr '\\\\000' a\"]}]");
+                 "\"head -c 104857600 /dev/zero | tr '\\\\000' a\"]}]");
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "flood", "{}"), NULL);
     rh_say(s, FINAL("success", "survived"), "aaaa", "[output cut: 100000 of 104857600 bytes shown]", NULL);
@@ -237,7 +237,7 @@ static void test_an_output_over_the_context_window_fails(void **state)
     (void)state;
     rh h;
     rh_start(&h, "[{\"name\":\"big\",\"command\":[\"sh\",\"-c\",\"head -c 8000 /dev/zero | tr '\\\\000' "
-                                  "b\"]},{\"name\":\"small\",\"command\":[\"echo\",\"tiny\"]}]");
+                 "b\"]},{\"name\":\"small\",\"command\":[\"echo\",\"tiny\"]}]");
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "small", "{}") CALL("0002", "big", "{}"), NULL);
     rh_say(s, FINAL("success", "ok"), "context window budget exceeded", "tiny", NULL);
@@ -276,8 +276,7 @@ static void test_the_run_timeout_kills_running_tools(void **state)
 {
     (void)state;
     rh h;
-    rh_start(&h, "[{\"name\":\"hang\",\"command\":[\"sh\",\"-c\",\"sleep 30 & echo $! > hang.pid; "
-                                  "wait\"]}]");
+    rh_start(&h, "[{\"name\":\"hang\",\"command\":[\"sh\",\"-c\",\"sleep 30 & echo $! > hang.pid; wait\"]}]");
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "hang", "{}"), NULL);
     rh_ready(&h, s);
@@ -286,9 +285,7 @@ static void test_the_run_timeout_kills_running_tools(void **state)
     assert_string_equal(h.stop_reason, "time_limit");
     long pid = read_pid(&h, "hang.pid");
     assert_true(pid > 0);
-    for (int i = 0; i < 100 && rh_pid_alive(pid); i++)
-        usleep(10000);
-    assert_false(rh_pid_alive(pid));
+    assert_true(rh_pid_gone(pid, 2000));
     rh_free(&h);
 }
 
@@ -296,8 +293,7 @@ static void test_a_hanging_tool_is_killed_at_its_timeout(void **state)
 {
     (void)state;
     rh h;
-    rh_start(&h, "[{\"name\":\"hang\",\"command\":[\"sh\",\"-c\",\"sleep 30 & echo $! > hang.pid; "
-                                  "wait\"]}]");
+    rh_start(&h, "[{\"name\":\"hang\",\"command\":[\"sh\",\"-c\",\"sleep 30 & echo $! > hang.pid; wait\"]}]");
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "hang", "{}"), NULL);
     rh_say(s, FINAL("success", "went on"), "timed out", NULL);
@@ -310,7 +306,7 @@ static void test_a_hanging_tool_is_killed_at_its_timeout(void **state)
     assert_string_equal(rh_str(row, "status"), "timeout");
     long pid = read_pid(&h, "hang.pid");
     assert_true(pid > 0);
-    assert_false(rh_pid_alive(pid));
+    assert_true(rh_pid_gone(pid, 2000));
     rh_free(&h);
 }
 
@@ -335,11 +331,9 @@ static void test_output_is_cut_at_a_character_boundary(void **state)
 {
     (void)state;
     rh h;
-    rh_start(&h, NULL);
     /* 100 two-byte characters and a newline: 201 bytes */
-    assert_int_equal(rh_tools(&h, "[{\"name\":\"accents\",\"command\":[\"sh\",\"-c\",\"i=0; while [ $i -lt 100 ]; do "
-                                  "printf '\\\\303\\\\251'; i=$((i+1)); done; echo\"]}]"),
-                     0);
+    rh_start(&h, "[{\"name\":\"accents\",\"command\":[\"sh\",\"-c\",\"i=0; while [ $i -lt 100 ]; do "
+                 "printf '\\\\303\\\\251'; i=$((i+1)); done; echo\"]}]");
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "accents", "{}"), NULL);
     rh_say(s, FINAL("success", "ok"), "[output cut: 100 of 201 bytes shown]", NULL);
@@ -361,11 +355,9 @@ static void test_a_failing_tool_reports_its_stderr_tail(void **state)
 {
     (void)state;
     rh h;
-    rh_start(&h, NULL);
     /* 5000 bytes of noise on stderr, then the line that says why */
-    assert_int_equal(rh_tools(&h, "[{\"name\":\"broken\",\"command\":[\"sh\",\"-c\",\"head -c 5000 /dev/zero | tr "
-                                  "'\\\\000' n >&2; echo >&2; echo 'disk on fire' >&2; exit 7\"]}]"),
-                     0);
+    rh_start(&h, "[{\"name\":\"broken\",\"command\":[\"sh\",\"-c\",\"head -c 5000 /dev/zero | tr "
+                 "'\\\\000' n >&2; echo >&2; echo 'disk on fire' >&2; exit 7\"]}]");
     rh_script *s = rh_script_new();
     rh_say(s, CALL("0001", "broken", "{}"), NULL);
     rh_say(s, FINAL("success", "noted"), "exited with status 7", "disk on fire", NULL);

@@ -506,3 +506,14 @@ bool rh_pid_alive(long pid)
     const char *close = strrchr(buf, ')');
     return !(close && close[1] == ' ' && close[2] == 'Z');
 }
+
+bool rh_pid_gone(long pid, int64_t ms)
+{
+    int64_t end = aw_loop_clock() + ms;
+    while (rh_pid_alive(pid)) {
+        if (aw_loop_clock() >= end)
+            return false;
+        usleep(5000);
+    }
+    return true;
+}

@@ -156,7 +156,10 @@ const aw_json_value *rh_find(const aw_json_value *list, const char *key, const c
 bool rh_any_holds(const aw_json_value *list, const char *needle);
 /* v written as JSON (malloc'd). */
 char *rh_json(const aw_json_value *v);
-/* Whether process pid still exists (not a zombie of ours). */
+/* Whether process pid still exists (a zombie does not count). */
 bool rh_pid_alive(long pid);
+/* Whether pid is gone within ms milliseconds (a SIGKILL takes effect a
+ * moment after it is sent). */
+bool rh_pid_gone(long pid, int64_t ms);
 
 #endif
