@@ -40,6 +40,8 @@ static const char run_help[] =
     "  --max-tokens N, --temperature X\n"
     "  --no-stream               ask HTTP providers for whole replies\n"
     "  --retries N               retries of a failed request (3), with backoff\n"
+    "  --retry-base T            the first retry's wait (1s), doubled each time, with\n"
+    "                            jitter; a server's Retry-After wins when longer\n"
     "  --connect-timeout T, --first-byte-timeout T, --idle-timeout T, --request-timeout T\n"
     "                            (T: 500ms, 30s, 2m, or milliseconds)\n"
     "  --record FILE             write the model's replies as replay:FILE plays them\n"
@@ -75,6 +77,9 @@ static const char run_help[] =
     "  --thread FILE             the agent events as <thread> XML\n"
     "  --events FILE|-           UI envelopes as JSON lines (repeatable)\n"
     "  --stream-events           include agent.stream.chunk envelopes\n"
+    "  --events-preset P         standard (default); minimal: fewer envelopes;\n"
+    "                            debug: also each continuation decision with its\n"
+    "                            criteria (turns, final report, tool calls), full arguments\n"
     "  --accounting FILE         one JSON line per model request and per tool call\n"
     "  --trace FILE              every request and response body, keys redacted\n"
     "\n"
@@ -203,6 +208,11 @@ int cli_run_parse(cli_args *a, run_opts *o)
             NUMBER(0, 100);
             o->retries = (unsigned)n;
             o->retries_set = true;
+        } else if (!strcmp(opt, "--retry-base")) {
+            if (duration_opt(a, opt, &o->rcfg.budgets.retry_base_ms))
+                return CLI_USAGE;
+            if (o->rcfg.budgets.retry_base_ms == 0) /* 0 is the library's "default" */
+                o->rcfg.budgets.retry_base_ms = 1;
         } else if (!strcmp(opt, "--connect-timeout")) {
             if (duration_opt(a, opt, &o->pcfg.connect_timeout_ms))
                 return CLI_USAGE;
@@ -297,6 +307,16 @@ int cli_run_parse(cli_args *a, run_opts *o)
             if (o->nevents == sizeof o->events / sizeof *o->events)
                 return cli_usage_error(a, "at most 8 --events destinations");
             o->events[o->nevents++] = v;
+        } else if (!strcmp(opt, "--events-preset")) {
+            VALUE();
+            if (!strcmp(v, "standard"))
+                o->rec.preset = AW_ENVELOPE_STANDARD;
+            else if (!strcmp(v, "minimal"))
+                o->rec.preset = AW_ENVELOPE_MINIMAL;
+            else if (!strcmp(v, "debug"))
+                o->rec.preset = AW_ENVELOPE_DEBUG;
+            else
+                return cli_usage_error(a, "--events-preset is standard, minimal or debug, not '%s'", v);
         } else if (!strcmp(opt, "--stream-events")) {
             o->rec.stream_events = true;
         } else if (!strcmp(opt, "--accounting")) {
@@ -555,6 +575,10 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
         if (rc == CLI_OK)
             rc = CLI_REJECTED;
     }
+    for (size_t i = 0; i < o.nevents; i++)
+        if (sinks[i]->dropped)
+            fprintf(stderr, "agentwire run: %s: %llu envelope%s dropped (the reader fell behind or went away)\n",
+                    sinks[i]->name, (unsigned long long)sinks[i]->dropped, sinks[i]->dropped == 1 ? "" : "s");
     goto out;
 
 fail:

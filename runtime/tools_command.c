@@ -7,7 +7,8 @@
  *     "env": {"LC_ALL": "C"}}]
  *
  * The first STDOUT_KEEP bytes of stdout are kept and the rest counted, so a
- * tool that prints 100 MB costs 100 MB of reading, not of memory. */
+ * tool that prints 100 MB costs 100 MB of reading, not of memory. The
+ * providers' API keys are taken out of the tools' environment. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,11 @@
 #include "internal/rt_util.h"
 
 #define STDOUT_KEEP (8u << 20)
+
+/* The model providers' keys are not the tools' business: a tool that
+ * printed its environment would put them in the model's context and in
+ * every record. A tool that needs one names it in its own "env". */
+static const char *const withheld[] = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"};
 #define STDERR_TAIL 2048
 
 typedef struct command_tool {
@@ -170,12 +176,17 @@ static int read_tool(const aw_allocator *a, const aw_json_value *d, size_t i, co
     const aw_json_value *env = aw_json_get(d, "env");
     if (env && !aw_json_is_object(env))
         return aw_rt_error(err, AW_ETYPE, "tool %zu (%s): 'env' must be an object of strings", i, t->name);
-    if (env) {
-        size_t n = aw_json_count(env);
-        t->env = aw_malloc(a, (n + 1) * sizeof *t->env);
-        if (!t->env)
+    size_t n = env ? aw_json_count(env) : 0;
+    size_t nwithheld = sizeof withheld / sizeof *withheld;
+    t->env = aw_malloc(a, (n + nwithheld + 1) * sizeof *t->env);
+    if (!t->env)
+        return aw_rt_error(err, AW_ENOMEM, "out of memory");
+    memset(t->env, 0, (n + nwithheld + 1) * sizeof *t->env);
+    /* "NAME" alone removes NAME; a value the tool's own env gives wins */
+    for (size_t k = 0; k < nwithheld; k++)
+        if (!(t->env[k] = aw_rt_strdup(a, withheld[k])))
             return aw_rt_error(err, AW_ENOMEM, "out of memory");
-        memset(t->env, 0, (n + 1) * sizeof *t->env);
+    if (env) {
         for (size_t k = 0; k < n; k++) {
             const aw_json_member *m = &env->u.obj.members[k];
             if (!aw_json_is_string(&m->value))
@@ -187,7 +198,7 @@ static int read_tool(const aw_allocator *a, const aw_json_value *d, size_t i, co
                 aw_buf_free(&e);
                 return aw_rt_error(err, AW_ENOMEM, "out of memory");
             }
-            t->env[k] = aw_buf_detach(&e, NULL);
+            t->env[nwithheld + k] = aw_buf_detach(&e, NULL);
         }
     }
     t->def.name = (aw_text){t->name, strlen(t->name)};
