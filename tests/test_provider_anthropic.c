@@ -208,9 +208,7 @@ static void test_request_body_and_headers(void **state)
     req.system = (aw_text){"", 0};
     req.tool_count = 0;
     req.has_temperature = false;
-    aw_test_reply_init(&r);
-    run(&f, NULL, &req, &r);
-    aw_test_reply_free(&r);
+    aw_test_fixture_ok(&f, NULL, &req);
     char *text = aw_stub_log_body(&f.stub, 1, NULL);
     assert_string_equal(text, "{\"model\":\"claude-test\",\"max_tokens\":77,\"stream\":true,\"messages\":["
                               "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"q\"}]},"
