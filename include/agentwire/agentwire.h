@@ -19,6 +19,7 @@
 #include "contract.h"
 #include "snapshot.h"
 #include "envelope.h"
+#include "schema.h"
 
 #ifdef __cplusplus
 extern "C" {
