@@ -17,6 +17,9 @@
     "\\x{202a}-\\x{202e}\\x{2030}-\\x{205e}\\x{2060}-\\x{2fff}\\x{3001}-\\x{d7ff}\\x{e000}-\\x{fefe}"             \
     "\\x{ff00}-\\x{10ffff}"
 
+#define NOT_DIGIT "\\x{0}-\\x{2f}\\x{3a}-\\x{10ffff}"
+#define NOT_WORD "\\x{0}-\\x{2f}\\x{3a}-\\x{40}\\x{5b}-\\x{5e}\\x{60}\\x{7b}-\\x{10ffff}"
+
 static int hexval(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -121,8 +124,12 @@ static int translate_escape(const char *p, size_t n, size_t *i, int in_class, aw
     }
     char c = p[(*i)++];
     switch (c) {
-    case 'd': case 'D': case 'w': case 'W':
-        return aw_buf_printf(out, "\\%c", c);
+    /* spelled out: PCRE2 10.42's JIT lets \D and \W miss non-ASCII
+     * characters when invalid UTF is allowed in subjects */
+    case 'd': return aw_buf_append_str(out, in_class ? "0-9" : "[0-9]");
+    case 'D': return aw_buf_append_str(out, in_class ? NOT_DIGIT : "[" NOT_DIGIT "]");
+    case 'w': return aw_buf_append_str(out, in_class ? "A-Za-z0-9_" : "[A-Za-z0-9_]");
+    case 'W': return aw_buf_append_str(out, in_class ? NOT_WORD : "[" NOT_WORD "]");
     case 'b': case 'B':
         if (in_class) {
             if (c == 'B') break;
@@ -230,6 +237,23 @@ int aw__sc_regex_translate(const char *p, size_t n, aw_buf *out, const char **wh
                     i++;
                 }
             }
+        } else if (c == '(' && i + 1 < n && p[i + 1] == '?') {
+            /* ECMAScript's groups: (?: (?= (?! (?<= (?<! (?<name> */
+            const char *g = p + i + 2;
+            size_t left = n - i - 2;
+            int ok = left >= 1 && (g[0] == ':' || g[0] == '=' || g[0] == '!');
+            if (!ok && left >= 2 && g[0] == '<')
+                ok = g[1] == '=' || g[1] == '!' || (g[1] >= 'A' && g[1] <= 'Z') || (g[1] >= 'a' && g[1] <= 'z') ||
+                     g[1] == '_' || g[1] == '$';
+            if (!ok) {
+                *why = "a group syntax ECMAScript does not have (inline flags, comments, atomic or named (?P..) groups)";
+                return AW_ESYNTAX;
+            }
+            rc = aw_buf_putc(out, c);
+            i++;
+        } else if ((c == '*' || c == '+' || c == '?') && i + 1 < n && p[i + 1] == '+') {
+            *why = "a possessive quantifier, which ECMAScript does not have";
+            return AW_ESYNTAX;
         } else {
             rc = aw_buf_putc(out, c);
             i++;

@@ -54,9 +54,11 @@
  * refuses (`\a`, `\e`, `\z`, `\Z`, `\A`, `\Q`, a letter with no meaning) is
  * an invalid pattern. What remains different from ECMAScript:
  *   - lookbehind must have a bounded length (PCRE2 refuses `(?<=a+)`);
- *   - PCRE2-only syntax that ECMAScript refuses is accepted when it has no
- *     escape: possessive quantifiers `a++`, atomic groups `(?>..)`, inline
- *     flags `(?i)`, POSIX classes `[[:alpha:]]`, recursion `(?R)`;
+ *   - PCRE2-only group syntax (inline flags `(?i)`, comments `(?#..)`,
+ *     atomic `(?>..)` and `(?P<n>..)` groups, recursion `(?R)`) and
+ *     possessive quantifiers (`a++`) are refused, as ECMAScript refuses
+ *     them; a `{n}+` after a counted quantifier is not (PCRE2 reads it as
+ *     possessive);
  *   - a lone `{` or `}` is a literal (ECMAScript's `u` mode refuses it);
  *   - `\p{..}` accepts the property names PCRE2 10.42 knows (general
  *     categories and scripts, short or long: `\p{L}`, `\p{Letter}`,
