@@ -106,5 +106,6 @@ int cli_contract(int argc, char **argv);
 int cli_transport(int argc, char **argv);
 int cli_snapshot(int argc, char **argv);
 int cli_envelope(int argc, char **argv);
+int cli_schema(int argc, char **argv);
 
 #endif

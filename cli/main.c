@@ -21,6 +21,7 @@ static const char main_help[] =
     "             parse to typed JSON, build, system prompt\n"
     "  snapshot   slim agent-state snapshots and restore\n"
     "  envelope   agent runtime events -> UI event envelopes\n"
+    "  schema     JSON Schema (2020-12, draft-07): validate instances, check schemas\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -39,6 +40,7 @@ static const group groups[] = {
     {"contract", cli_contract},
     {"snapshot", cli_snapshot},
     {"envelope", cli_envelope},
+    {"schema", cli_schema},
 };
 
 int main(int argc, char **argv) {

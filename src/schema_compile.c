@@ -594,7 +594,8 @@ static int resolve_refs(sc_compiler *c) {
         if (found < 0) return aw__sc_fail(c, found, NULL, NULL, "out of memory");
         if (found == 0) {
             size_t wlen = strlen(r.written);
-            int same = wlen == r.len && !memcmp(r.written, r.uri, r.len);
+            /* the resolved URI helps only when the base is a real one */
+            int same = (wlen == r.len && !memcmp(r.written, r.uri, r.len)) || !r.from->res->named;
             return aw__sc_fail(c, AW_EVALID, r.from, r.dynamic ? "$dynamicRef" : "$ref", "cannot resolve \"%.*s\"%s%.*s%s",
                                (int)(wlen > 100 ? 100 : wlen), r.written, same ? "" : " (",
                                same ? 0 : (int)(r.len > 100 ? 100 : r.len), r.uri, same ? "" : ")");
