@@ -113,7 +113,7 @@ int aw__sc_error(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const sc_node
     if (!rc && crossed && node && node->res) {
         rc = aw_buf_append(&abs, node->res->uri, node->res->uri_len);
         if (!rc) rc = aw_buf_putc(&abs, '#');
-        if (!rc) rc = aw_buf_append(&abs, node->path, node->path_len);
+        if (!rc) rc = aw__sc_node_path(node, &abs);
         if (!rc && keyword) rc = aw_buf_printf(&abs, "/%s", keyword);
     }
     char msg[512];

@@ -11,9 +11,6 @@
 #include "internal/json.h"
 #include "internal/schema.h"
 
-/* A schema nested deeper than this is refused (the walk itself has no
- * depth limit of its own, but locations this long help no one). */
-#define MAX_SCHEMA_DEPTH 100000
 /* How many meta-schemas a $schema may go through to reach a dialect. */
 #define MAX_META_CHAIN 8
 
@@ -72,6 +69,20 @@ static char *arena_str(sc_compiler *c, const char *s, size_t n) {
     return p;
 }
 
+int aw__sc_node_path(const sc_node *n, aw_buf *out) {
+    size_t total = 0;
+    for (const sc_node *p = n; p; p = p->up) total += p->seg_len;
+    if (aw_buf_reserve(out, total)) return AW_ENOMEM;
+    char *end = out->data + out->len + total;
+    for (const sc_node *p = n; p; p = p->up) {
+        end -= p->seg_len;
+        memcpy(end, p->seg, p->seg_len);
+    }
+    out->len += total;
+    out->data[out->len] = '\0';
+    return 0;
+}
+
 int aw__sc_fail(sc_compiler *c, int code, const sc_node *at, const char *keyword, const char *fmt, ...) {
     char msg[AW_ERROR_MESSAGE_MAX];
     va_list ap;
@@ -80,8 +91,15 @@ int aw__sc_fail(sc_compiler *c, int code, const sc_node *at, const char *keyword
     va_end(ap);
     if (code == AW_ENOMEM) return aw__error_set(c->err, code, "out of memory");
     const char *uri = at && at->res && at->res->named && at->res != c->s->root->res ? at->res->uri : "";
-    return aw__error_set(c->err, code, "%s%s%.*s%s%s: %s", uri, *uri ? "#" : "", at ? (int)at->path_len : 0,
-                         at ? at->path : "", keyword ? "/" : "", keyword ? keyword : "", msg);
+    aw_buf path;
+    aw_buf_init(&path, c->alloc);
+    if (at && aw__sc_node_path(at, &path)) return aw__error_set(c->err, AW_ENOMEM, "out of memory");
+    /* the end of a long path says more than its start */
+    size_t shown = path.len > 120 ? 120 : path.len;
+    aw__error_set(c->err, code, "%s%s%s%.*s%s%s: %s", uri, *uri ? "#" : "", shown < path.len ? "..." : "", (int)shown,
+                  path.data ? path.data + path.len - shown : "", keyword ? "/" : "", keyword ? keyword : "", msg);
+    aw_buf_free(&path);
+    return code;
 }
 
 /* ---- maps ------------------------------------------------------------------ */
@@ -167,17 +185,18 @@ static int uri_put(sc_compiler *c, const char *key, size_t len, sc_node *n, int 
 
 /* ---- nodes and the work list ------------------------------------------------- */
 
-static sc_node *new_node(sc_compiler *c, const aw_json_value *v, sc_resource *res, const char *path, size_t path_len,
-                         uint8_t dialect, uint8_t vocab) {
+/* seg lives as long as the schema (the arena, or a literal). */
+static sc_node *new_node(sc_compiler *c, const aw_json_value *v, sc_resource *res, const sc_node *up, const char *seg,
+                         size_t seg_len, uint8_t dialect, uint8_t vocab) {
     sc_node *n = aw__sc_alloc(c, sizeof *n);
     if (!n) return NULL;
     n->src = v;
     n->res = res;
-    n->path = path_len ? arena_str(c, path, path_len) : "";
-    n->path_len = (uint32_t)path_len;
+    n->up = up;
+    n->seg = seg;
+    n->seg_len = (uint32_t)seg_len;
     n->dialect = dialect;
     n->vocab = vocab;
-    if (!n->path) return NULL;
     if (val_put(c, v, n)) return NULL;
     if (c->nwork == c->work_cap) {
         size_t cap = c->work_cap ? 2 * c->work_cap : 64;
@@ -201,18 +220,8 @@ int aw__sc_child(sc_compiler *c, sc_node *parent, const aw_json_value *sub, cons
     out->seg_len = (uint32_t)seg_len;
     out->node = val_get(c, sub);
     if (out->node) return 0;
-    if (parent->path_len + seg_len > (size_t)MAX_SCHEMA_DEPTH * 8 && parent->path_len > MAX_SCHEMA_DEPTH)
-        return aw__sc_fail(c, AW_ELIMIT, parent, NULL, "the schema nests too deeply");
-    aw_buf path;
-    aw_buf_init(&path, c->alloc);
-    int rc = aw_buf_append(&path, parent->path, parent->path_len);
-    if (!rc) rc = aw_buf_append(&path, seg, seg_len);
-    if (!rc) {
-        out->node = new_node(c, sub, parent->res, path.data, path.len, parent->dialect, parent->vocab);
-        if (!out->node) rc = AW_ENOMEM;
-    }
-    aw_buf_free(&path);
-    return rc ? aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory") : 0;
+    out->node = new_node(c, sub, parent->res, parent, s, seg_len, parent->dialect, parent->vocab);
+    return out->node ? 0 : aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory");
 }
 
 int aw__sc_seg_key(sc_compiler *c, const char *kw, const char *key, size_t key_len, sc_child *out) {
@@ -426,8 +435,9 @@ static int identify(sc_compiler *c, sc_node *n, int is_root) {
             aw_buf_free(&abs);
             if (!r) return aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory");
             n->res = r;
-            n->path = "";
-            n->path_len = 0;
+            n->up = NULL;
+            n->seg = "";
+            n->seg_len = 0;
             if (uri_put(c, r->uri, r->uri_len, n, 0)) return aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory");
             if (n->dialect == AW_SCHEMA_DRAFT_7 && frag && frag_len && put_anchor(c, n, frag, frag_len, 0))
                 return aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory");
@@ -488,7 +498,7 @@ static int add_document(sc_compiler *c, const aw_json_value *doc, const char *ur
     sc_resource *r = new_resource(c, uri, len, named);
     if (!r) return aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory");
     uint8_t dialect = (uint8_t)c->opts->default_draft, vocab = V_ALL;
-    sc_node *n = new_node(c, doc, r, "", 0, dialect, vocab);
+    sc_node *n = new_node(c, doc, r, NULL, "", 0, dialect, vocab);
     if (!n) return aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory");
     if (uri_put(c, uri, len, n, 0)) return aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory");
     if (doc->type == AW_JSON_OBJECT) {
@@ -567,7 +577,8 @@ static int lookup(sc_compiler *c, const char *uri, size_t len, sc_node **out, in
     if (!n) {
         /* a schema in a place no keyword made one (inside an unknown
          * keyword): compile it now */
-        n = new_node(c, target, e->node->res, frag, frag_len, e->node->dialect, e->node->vocab);
+        char *pointer = arena_str(c, frag, frag_len);
+        n = pointer ? new_node(c, target, e->node->res, NULL, pointer, frag_len, e->node->dialect, e->node->vocab) : NULL;
         if (!n) return AW_ENOMEM;
         rc = drain(c);
         if (rc) return rc;
@@ -656,9 +667,15 @@ static int find_loops(sc_compiler *c, sc_node *start) {
             continue;
         }
         if (next->color == 1) {
-            rc = aw__sc_fail(c, AW_EVALID, f->n, NULL,
-                             "a loop of references that never moves into the instance (through %s#%.*s)",
-                             next->res->named ? next->res->uri : "", (int)next->path_len, next->path);
+            aw_buf where;
+            aw_buf_init(&where, c->alloc);
+            if (aw__sc_node_path(next, &where)) {
+                rc = aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory");
+                break;
+            }
+            rc = aw__sc_fail(c, AW_EVALID, f->n, NULL, "a loop of references that never moves into the instance (through %s#%.100s)",
+                             next->res->named ? next->res->uri : "", where.data);
+            aw_buf_free(&where);
             break;
         }
         if (next->color == 2) continue;
@@ -726,7 +743,7 @@ int aw_schema_compile(const aw_json_value *schema, const aw_schema_options *opts
     if (!rc) {
         /* the root first, so that errors name places in it */
         sc_resource *r = new_resource(&c, norm.data, norm.len, opts->base_uri != NULL);
-        sc_node *root = r ? new_node(&c, copy, r, "", 0, (uint8_t)opts->default_draft, V_ALL) : NULL;
+        sc_node *root = r ? new_node(&c, copy, r, NULL, "", 0, (uint8_t)opts->default_draft, V_ALL) : NULL;
         if (!root || uri_put(&c, r->uri, r->uri_len, root, 0)) {
             rc = aw__error_set(err, AW_ENOMEM, "out of memory");
         } else {

@@ -133,7 +133,9 @@ static int apply(sc_vctx *v, sc_frame *f, const sc_child *child, const aw_json_v
     }
     int rc = push(v, n, inst, child, seg, flags);
     if (rc) return rc;
+    /* f may have moved with the stack: the caller must not touch it now */
     v->st[v->top - 2].waiting = 1;
+    v->st[v->top - 2].waiting_done = 1;
     return PUSHED;
 }
 
@@ -239,10 +241,7 @@ static int op_ref(sc_vctx *v, sc_frame *f, const sc_op *op) {
     }
     int ok;
     int rc = apply(v, f, &target, f->inst, NULL, in_place_flags(f) | F_REF, &ok);
-    if (rc == PUSHED) {
-        f->waiting_done = 1;
-        return OP_PUSHED;
-    }
+    if (rc == PUSHED) return OP_PUSHED;
     if (rc < 0) return rc;
     note(f, ok);
     return OP_DONE;
@@ -256,10 +255,7 @@ static int op_all_of(sc_vctx *v, sc_frame *f, const sc_op *op) {
     while (f->sub < op->count) {
         int ok;
         int rc = apply(v, f, &op->children[f->sub++], f->inst, NULL, in_place_flags(f), &ok);
-        if (rc == PUSHED) {
-            f->waiting_done = 1;
-            return OP_PUSHED;
-        }
+        if (rc == PUSHED) return OP_PUSHED;
         if (rc < 0) return rc;
         if (note(f, ok)) return OP_DONE;
     }
@@ -287,10 +283,7 @@ static int op_some_of(sc_vctx *v, sc_frame *f, const sc_op *op, int one) {
         unsigned flags = in_place_flags(f) | ((f->flags & F_ERRORS) ? F_SPEC : 0);
         int ok;
         int rc = apply(v, f, &op->children[f->sub++], f->inst, NULL, flags, &ok);
-        if (rc == PUSHED) {
-            f->waiting_done = 1;
-            return OP_PUSHED;
-        }
+        if (rc == PUSHED) return OP_PUSHED;
         if (rc < 0) return rc;
         if (ok) {
             if (!f->count) f->phase = f->sub - 1;
@@ -315,10 +308,7 @@ static int op_not(sc_vctx *v, sc_frame *f, const sc_op *op) {
         ok = f->child_valid;
     } else {
         int rc = apply(v, f, &op->children[0], f->inst, NULL, f->flags & F_REF, &ok);
-        if (rc == PUSHED) {
-            f->waiting_done = 1;
-            return OP_PUSHED;
-        }
+        if (rc == PUSHED) return OP_PUSHED;
         if (rc < 0) return rc;
     }
     if (!ok) return OP_DONE;
@@ -336,10 +326,7 @@ static int op_if(sc_vctx *v, sc_frame *f, const sc_op *op) {
         } else if (f->phase == 0) {
             /* the condition: only its verdict (and annotations) matter */
             int rc = apply(v, f, &op->children[0], f->inst, NULL, f->flags & (F_PROPS | F_ITEMS | F_REF), &ok);
-            if (rc == PUSHED) {
-                f->waiting_done = 1;
-                return OP_PUSHED;
-            }
+            if (rc == PUSHED) return OP_PUSHED;
             if (rc < 0) return rc;
         } else {
             return OP_DONE;
@@ -352,10 +339,7 @@ static int op_if(sc_vctx *v, sc_frame *f, const sc_op *op) {
         const sc_child *branch = &op->children[ok ? 1 : 2];
         if (!branch->node) return OP_DONE;
         int rc = apply(v, f, branch, f->inst, NULL, in_place_flags(f), &ok);
-        if (rc == PUSHED) {
-            f->waiting_done = 1;
-            return OP_PUSHED;
-        }
+        if (rc == PUSHED) return OP_PUSHED;
         if (rc < 0) return rc;
         note(f, ok);
         return OP_DONE;
@@ -374,10 +358,7 @@ static int op_dep_schemas(sc_vctx *v, sc_frame *f, const sc_op *op) {
         if (!aw__sc_has_key(v, f->inst, name->ptr, name->len)) continue;
         int ok;
         int rc = apply(v, f, child, f->inst, NULL, in_place_flags(f), &ok);
-        if (rc == PUSHED) {
-            f->waiting_done = 1;
-            return OP_PUSHED;
-        }
+        if (rc == PUSHED) return OP_PUSHED;
         if (rc < 0) return rc;
         if (note(f, ok)) return OP_DONE;
     }
@@ -462,10 +443,7 @@ static int op_props(sc_vctx *v, sc_frame *f, const sc_op *op) {
             f->phase = 0;
             f->sub++;
         }
-        if (rc == PUSHED) {
-            f->waiting_done = 1;
-            return OP_PUSHED;
-        }
+        if (rc == PUSHED) return OP_PUSHED;
         if (rc < 0) return rc;
         if (note(f, ok)) return OP_DONE;
     }
@@ -490,10 +468,7 @@ static int op_prop_names(sc_vctx *v, sc_frame *f, const sc_op *op) {
         name->u.str.len = m->key_len;
         int ok;
         int rc = apply(v, f, &op->children[0], name, NULL, moved_flags(f), &ok);
-        if (rc == PUSHED) {
-            f->waiting_done = 1;
-            return OP_PUSHED;
-        }
+        if (rc == PUSHED) return OP_PUSHED;
         if (rc < 0) return rc;
         if (note(f, ok)) return OP_DONE;
     }
@@ -517,10 +492,7 @@ static int op_items(sc_vctx *v, sc_frame *f, const sc_op *op) {
         sc_loc seg = index_loc(i);
         int ok;
         int rc = apply_or_refuse(v, f, child, &a->u.arr.items[i], &seg, i < np ? "" : " (no items beyond the listed ones)", &ok);
-        if (rc == PUSHED) {
-            f->waiting_done = 1;
-            return OP_PUSHED;
-        }
+        if (rc == PUSHED) return OP_PUSHED;
         if (rc < 0) return rc;
         if (note(f, ok)) return OP_DONE;
     }
@@ -541,12 +513,9 @@ static int op_contains(sc_vctx *v, sc_frame *f, const sc_op *op) {
             if (f->sub >= a->u.arr.count) break;
             if (!has_max && !collecting && f->count >= min) break;
             sc_loc seg = index_loc(f->sub);
-            int rc = apply(v, f, &op->children[0], &a->u.arr.items[f->sub], &seg, f->flags & F_REF, &ok);
             f->sub++;
-            if (rc == PUSHED) {
-                f->waiting_done = 1;
-                return OP_PUSHED;
-            }
+            int rc = apply(v, f, &op->children[0], &a->u.arr.items[f->sub - 1], &seg, f->flags & F_REF, &ok);
+            if (rc == PUSHED) return OP_PUSHED;
             if (rc < 0) return rc;
         }
         if (ok) {
@@ -585,10 +554,7 @@ static int op_unevaluated(sc_vctx *v, sc_frame *f, const sc_op *op) {
         const aw_json_value *item = props ? &x->u.obj.members[i].value : &x->u.arr.items[i];
         int ok;
         int rc = apply_or_refuse(v, f, &op->children[0], item, &seg, " (not evaluated by any other keyword)", &ok);
-        if (rc == PUSHED) {
-            f->waiting_done = 1;
-            return OP_PUSHED;
-        }
+        if (rc == PUSHED) return OP_PUSHED;
         if (rc < 0) return rc;
         if (note(f, ok)) return OP_DONE;
     }

@@ -141,8 +141,7 @@ typedef struct aw_schema_options {
  * wrong: "/properties/a/minLength: must be a non-negative integer",
  * "/$ref: cannot resolve \"other.json#/a\"". Codes: AW_ESYNTAX (a keyword
  * malformed, an invalid pattern), AW_EVALID (unknown $schema, unresolvable
- * $ref, a reference loop), AW_ELIMIT (the schema nests deeper than
- * 100,000 levels), AW_ENOMEM. */
+ * $ref, a reference loop), AW_ENOMEM. */
 int aw_schema_compile(const aw_json_value *schema, const aw_schema_options *opts, aw_schema **out,
                       aw_error *err);
 void aw_schema_free(aw_schema *s);

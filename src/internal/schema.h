@@ -173,8 +173,12 @@ typedef struct sc_node {
     uint32_t nrequired;
     sc_depreq *depreq;
     uint32_t ndepreq;
-    const char *path;     /* JSON Pointer of the node within its resource */
-    uint32_t path_len;
+    /* Where the node is within its resource: the path of `up` plus seg
+     * (a resource's root has no `up`). Kept as a chain, not a string per
+     * node, so that a deep schema costs memory linear in its size. */
+    const struct sc_node *up;
+    const char *seg;
+    uint32_t seg_len;
     struct sc_resource *res;
     /* compile time only */
     const aw_json_value *src;
@@ -213,6 +217,9 @@ struct aw_schema {
 };
 
 /* ---- compile-time helpers (schema_compile.c) ------------------------------ */
+
+/* Append the JSON Pointer of n within its resource. */
+int aw__sc_node_path(const sc_node *n, aw_buf *out);
 
 typedef struct sc_compiler sc_compiler;
 
