@@ -24,17 +24,17 @@ static void describe(const aw_json_value *x, char *out, size_t size) {
         return;
     }
     case AW_JSON_STRING: {
-        aw_buf b;
-        char local[128];
-        aw_buf_init(&b, NULL);
-        size_t n = aw__utf8_clip(x->u.str.ptr, x->u.str.len, 40);
-        if (aw_json_write_string(&b, x->u.str.ptr, n) == 0) {
-            snprintf(local, sizeof local, "string %s%s", b.data, n < x->u.str.len ? "..." : "");
-        } else {
-            snprintf(local, sizeof local, "string");
+        /* quoted and escaped as JSON, up to 40 bytes; no allocation */
+        size_t n = aw__utf8_clip(x->u.str.ptr, x->u.str.len, 40), o = 0;
+        o += (size_t)snprintf(out, size, "string \"");
+        for (size_t i = 0; i < n && o + 8 < size; i++) {
+            unsigned char c = (unsigned char)x->u.str.ptr[i];
+            if (c == '"' || c == '\\') o += (size_t)snprintf(out + o, size - o, "\\%c", c);
+            else if (c == '\n') o += (size_t)snprintf(out + o, size - o, "\\n");
+            else if (c < 0x20) o += (size_t)snprintf(out + o, size - o, "\\u%04x", c);
+            else out[o++] = (char)c;
         }
-        aw_buf_free(&b);
-        snprintf(out, size, "%s", local);
+        snprintf(out + o, size - o, "\"%s", n < x->u.str.len ? "..." : "");
         return;
     }
     case AW_JSON_ARRAY: snprintf(out, size, "array"); return;
@@ -397,15 +397,16 @@ int aw__sc_check(sc_vctx *v, size_t fi, const sc_loc *loc, const sc_node *n, con
             aw_buf_init(&list, v->alloc);
             const aw_json_value *vals = n->enumv->values;
             size_t shown = vals->u.arr.count < 8 ? vals->u.arr.count : 8;
-            for (size_t i = 0; i < shown && list.len < 200; i++) {
-                if (i) aw_buf_append(&list, ", ", 2);
-                aw_json_write(&vals->u.arr.items[i], NULL, &list, NULL);
+            int rc = 0;
+            for (size_t i = 0; !rc && loc->errors && i < shown && list.len < 200; i++) {
+                if (i) rc = aw_buf_append(&list, ", ", 2);
+                if (!rc) rc = aw_json_write(&vals->u.arr.items[i], NULL, &list, NULL);
             }
-            if (shown < vals->u.arr.count) aw_buf_printf(&list, ", ... (%zu values)", vals->u.arr.count);
+            if (!rc && loc->errors && shown < vals->u.arr.count)
+                rc = aw_buf_printf(&list, ", ... (%zu values)", vals->u.arr.count);
             size_t clip = aw__utf8_clip(list.data ? list.data : "", list.len, 240);
             *ok = 0;
-            int rc = 0;
-            if (loc->errors)
+            if (!rc && loc->errors)
                 rc = aw__sc_error(v, f, loc->here ? NULL : loc, n, "enum", "%s is not one of %.*s", got, (int)clip,
                                   list.data ? list.data : "");
             aw_buf_free(&list);

@@ -288,7 +288,7 @@ static int known_dialect(const aw_json_value *v, uint8_t *dialect) {
     return 1;
 }
 
-static const aw_json_value *registered(sc_compiler *c, const char *uri, size_t len);
+static int registered(sc_compiler *c, const char *uri, size_t len, const aw_json_value **out);
 
 /* The vocabularies a 2020-12 meta-schema's $vocabulary turns on. */
 static int vocab_of(sc_compiler *c, sc_node *at, const aw_json_value *vocab, uint8_t *out) {
@@ -335,7 +335,8 @@ static int dialect_of(sc_compiler *c, sc_node *at, const aw_json_value *schema_k
         const char *frag;
         size_t frag_len;
         size_t base = aw__sc_uri_split(v->u.str.ptr, v->u.str.len, &frag, &frag_len);
-        const aw_json_value *meta = registered(c, v->u.str.ptr, base);
+        const aw_json_value *meta;
+        if (registered(c, v->u.str.ptr, base, &meta)) return aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory");
         if (!aw_json_is_object(meta)) break;
         const aw_json_value *voc = aw_json_get(meta, "$vocabulary");
         if (!have_vocab && aw_json_is_object(voc)) {
@@ -477,19 +478,20 @@ static int drain(sc_compiler *c) {
 
 /* ---- documents ------------------------------------------------------------------- */
 
-static const aw_json_value *registered(sc_compiler *c, const char *uri, size_t len) {
-    const aw_json_value *v = c->opts->registry ? aw__sc_registry_get(c->opts->registry, uri, len) : NULL;
-    if (v) return v;
+/* The document named uri: registered, or built in (parsed into the
+ * schema's documents). 0 with *out (NULL when there is none), or AW_ENOMEM. */
+static int registered(sc_compiler *c, const char *uri, size_t len, const aw_json_value **out) {
+    *out = c->opts->registry ? aw__sc_registry_get(c->opts->registry, uri, len) : NULL;
+    if (*out) return 0;
     size_t text_len;
     const char *text = aw__sc_meta_text(uri, len, &text_len);
-    if (!text) return NULL;
-    /* a built-in meta-schema, parsed into the schema's documents */
+    if (!text) return 0;
     aw_json_read_options ro = {c->alloc, 0, false};
     aw_json_doc *doc = NULL;
-    if (aw_json_parse(text, text_len, &ro, &doc, NULL)) return NULL;
-    const aw_json_value *copy = aw_json_copy(c->s->docs, aw_json_doc_root(doc));
+    if (aw_json_parse(text, text_len, &ro, &doc, NULL)) return AW_ENOMEM; /* the built-in texts are valid JSON */
+    *out = aw_json_copy(c->s->docs, aw_json_doc_root(doc));
     aw_json_doc_free(doc);
-    return copy;
+    return *out ? 0 : AW_ENOMEM;
 }
 
 /* Compile a whole document as a new root resource named uri. */
@@ -517,8 +519,12 @@ static int add_document(sc_compiler *c, const aw_json_value *doc, const char *ur
 static int load_document(sc_compiler *c, const char *uri, size_t len) {
     if (uri_find(c, uri, len)) return 0;
     const aw_json_value *v = c->opts->registry ? aw__sc_registry_get(c->opts->registry, uri, len) : NULL;
-    if (v) v = aw_json_copy(c->s->docs, v);
-    else v = registered(c, uri, len);
+    if (v) {
+        v = aw_json_copy(c->s->docs, v);
+        if (!v) return aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory");
+    } else if (registered(c, uri, len, &v)) {
+        return aw__sc_fail(c, AW_ENOMEM, NULL, NULL, "out of memory");
+    }
     if (!v) return 0;
     if (v->type != AW_JSON_OBJECT && v->type != AW_JSON_BOOL) return 0;
     int rc = add_document(c, v, uri, len, 1, NULL);

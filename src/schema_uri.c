@@ -142,7 +142,9 @@ int aw__sc_uri_resolve(const char *base, size_t base_len, const char *ref, size_
             } else {
                 aw_buf merged;
                 aw_buf_init(&merged, out->alloc);
-                if (b.has_auth && b.path_len == 0) {
+                if (rc) {
+                    /* out of memory already */
+                } else if (b.has_auth && b.path_len == 0) {
                     rc = aw_buf_putc(&merged, '/');
                 } else {
                     size_t keep = b.path_len;
