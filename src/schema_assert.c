@@ -232,8 +232,8 @@ static size_t code_points(const char *s, size_t n) {
         if (aw__sc_error(v, f, loc->here ? NULL : loc, n, keyword, __VA_ARGS__)) return AW_ENOMEM; \
     } while (0)
 
-static int check_number(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const sc_node *n, const aw_json_value *x, int *ok) {
-    uint32_t a = n->asserts;
+static int check_number(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const sc_node *n, const aw_json_value *x, int *ok,
+                        uint32_t a) {
     char d[64];
     if (a & A_MAX && (x->u.num.d > n->max.d || (x->u.num.d == n->max.d && aw__sc_num_cmp(x, n->max.v) > 0))) {
         describe(x, d, sizeof d);
@@ -259,8 +259,8 @@ static int check_number(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const 
     return 0;
 }
 
-static int check_string(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const sc_node *n, const aw_json_value *x, int *ok) {
-    uint32_t a = n->asserts;
+static int check_string(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const sc_node *n, const aw_json_value *x, int *ok,
+                        uint32_t a) {
     const char *s = x->u.str.ptr;
     size_t len = x->u.str.len;
     char d[128];
@@ -300,8 +300,8 @@ static int check_string(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const 
     return 0;
 }
 
-static int check_array(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const sc_node *n, const aw_json_value *x, int *ok) {
-    uint32_t a = n->asserts;
+static int check_array(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const sc_node *n, const aw_json_value *x, int *ok,
+                        uint32_t a) {
     size_t count = x->u.arr.count;
     if (a & A_MINITEMS && count < n->min_items)
         FAIL("minItems", "array has %zu item%s; at least %llu expected", count, count == 1 ? "" : "s",
@@ -319,8 +319,8 @@ static int check_array(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const s
     return 0;
 }
 
-static int check_object(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const sc_node *n, const aw_json_value *x, int *ok) {
-    uint32_t a = n->asserts;
+static int check_object(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const sc_node *n, const aw_json_value *x, int *ok,
+                        uint32_t a) {
     if (a & (A_MINPROPS | A_MAXPROPS)) {
         size_t count = distinct_members(v, x);
         if (a & A_MINPROPS && count < n->min_props)
@@ -355,8 +355,12 @@ static int check_object(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const 
 }
 
 int aw__sc_check(sc_vctx *v, size_t fi, const sc_loc *loc, const sc_node *n, const aw_json_value *x, int *ok) {
+    return aw__sc_check_some(v, fi, loc, n, x, n->asserts, ok);
+}
+
+int aw__sc_check_some(sc_vctx *v, size_t fi, const sc_loc *loc, const sc_node *n, const aw_json_value *x, uint32_t a,
+                      int *ok) {
     const sc_frame *f = &v->st[fi];
-    uint32_t a = n->asserts;
     *ok = 1;
     if (n->is_false) {
         FAIL(NULL, "no value is allowed here (the schema is false)");
@@ -415,10 +419,10 @@ int aw__sc_check(sc_vctx *v, size_t fi, const sc_loc *loc, const sc_node *n, con
         }
     }
     switch (x->type) {
-    case AW_JSON_NUMBER: return (a & A_NUMBER_MASK) ? check_number(v, f, loc, n, x, ok) : 0;
-    case AW_JSON_STRING: return (a & A_STRING_MASK) ? check_string(v, f, loc, n, x, ok) : 0;
-    case AW_JSON_ARRAY: return (a & A_ARRAY_MASK) ? check_array(v, f, loc, n, x, ok) : 0;
-    case AW_JSON_OBJECT: return (a & A_OBJECT_MASK) ? check_object(v, f, loc, n, x, ok) : 0;
+    case AW_JSON_NUMBER: return (a & A_NUMBER_MASK) ? check_number(v, f, loc, n, x, ok, a) : 0;
+    case AW_JSON_STRING: return (a & A_STRING_MASK) ? check_string(v, f, loc, n, x, ok, a) : 0;
+    case AW_JSON_ARRAY: return (a & A_ARRAY_MASK) ? check_array(v, f, loc, n, x, ok, a) : 0;
+    case AW_JSON_OBJECT: return (a & A_OBJECT_MASK) ? check_object(v, f, loc, n, x, ok, a) : 0;
     default: return 0;
     }
 }

@@ -459,6 +459,23 @@ int aw__sc_compile_keywords(sc_compiler *c, sc_node *n) {
         if (!rc) rc = format(&k);
     }
     if (rc) return rc;
+    /* required names that are all properties: checked by the properties
+     * pass of the verdict (schema_fast.c) instead of one look-up each */
+    for (int i = 0; i < k.nops && (n->asserts & A_REQUIRED); i++) {
+        sc_op *op = &k.ops[i];
+        if (op->kind != OP_PROPS) continue;
+        uint64_t mask = 0;
+        uint32_t found = 0;
+        for (uint32_t r = 0; r < n->nrequired; r++)
+            for (uint32_t j = 0; j < op->u.props.nprops && j < 64; j++)
+                if (op->u.props.props[j].name.len == n->required[r].len &&
+                    !memcmp(op->u.props.props[j].name.ptr, n->required[r].ptr, n->required[r].len)) {
+                    mask |= (uint64_t)1 << j;
+                    found++;
+                    break;
+                }
+        if (found == n->nrequired) op->u.props.required_mask = mask;
+    }
     if (k.nops) {
         n->ops = aw__sc_alloc(c, (size_t)k.nops * sizeof *n->ops);
         if (!n->ops) return oom(&k);

@@ -693,8 +693,11 @@ int aw_schema_validate(const aw_schema *s, const aw_json_value *instance, const 
     r->valid = false;
     r->error_count = 0;
     r->truncated = false;
+    /* the fields one by one: the local stacks (some KB) stay uninitialised,
+     * which on small instances is most of the cost of a validation */
     sc_vctx v;
-    memset(&v, 0, sizeof v);
+    v.top = v.ann_top = v.dropped = v.spec_depth = 0;
+    v.abort = v.limit_hit = v.root_valid = 0;
     v.s = s;
     v.r = r;
     v.alloc = r->alloc_;
@@ -706,6 +709,15 @@ int aw_schema_validate(const aw_schema *s, const aw_json_value *instance, const 
     v.cap = SC_LOCAL_FRAMES;
     v.ann = v.ann_local;
     v.ann_cap = SC_LOCAL_ANN;
+    /* a valid instance, or any verdict when no errors are wanted, is
+     * usually decided without frames; else the frames do it all */
+    if (v.max_depth >= 64) {
+        int verdict = aw__sc_fast_verdict(&v, instance);
+        if (verdict == 1 || (verdict == 0 && !v.max_errors)) {
+            r->valid = verdict == 1;
+            return 0;
+        }
+    }
     int rc = push(&v, s->root, instance, NULL, NULL, v.max_errors ? F_ERRORS : 0);
     while (!rc && v.top && !v.abort) {
         int pushed = step(&v);

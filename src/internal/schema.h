@@ -134,6 +134,10 @@ typedef struct sc_op {
             uint32_t npatterns;
             sc_child additional; /* node NULL when absent */
             const char *additional_kw; /* "additionalProperties" */
+            /* the node's `required` names when all are among the first 64
+             * properties: their bits, so a pass over the members checks
+             * them (0: checked apart) */
+            uint64_t required_mask;
         } props;
         struct {
             uint32_t nprefix;     /* children[0..nprefix) */

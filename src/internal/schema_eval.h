@@ -88,6 +88,9 @@ typedef struct sc_vctx {
 /* Check node n's assertions on x, as frame fi or a child of it placed by
  * loc. 0 and *ok, or AW_ENOMEM. */
 int aw__sc_check(sc_vctx *v, size_t fi, const sc_loc *loc, const sc_node *n, const aw_json_value *x, int *ok);
+/* The same, for the assertions in mask only. */
+int aw__sc_check_some(sc_vctx *v, size_t fi, const sc_loc *loc, const sc_node *n, const aw_json_value *x, uint32_t mask,
+                      int *ok);
 /* Record an error at frame f (plus loc), raised by keyword of node. 0 or
  * AW_ENOMEM. */
 int aw__sc_error(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const sc_node *node, const char *keyword,
@@ -104,6 +107,9 @@ void aw__sc_limit_error(sc_vctx *v, aw_error *err);
 /* Does object o have key? (an index of its keys for large objects) */
 int aw__sc_has_key(sc_vctx *v, const aw_json_value *o, const char *key, size_t len);
 void aw__sc_mark(sc_vctx *v, sc_frame *f, size_t i);
+/* The verdict without frames (schema_fast.c): 1 valid, 0 invalid, -1
+ * when only the frame machine can tell. */
+int aw__sc_fast_verdict(sc_vctx *v, const aw_json_value *instance);
 /* Append one error to a result (aw_schema_check's compile errors). */
 int aw__sc_result_add(aw_schema_result *r, const char *instance_location, const char *keyword_location,
                       const char *message, aw_error *err);
