@@ -44,8 +44,8 @@ static const char *const words[] = {"src", "lib", "docs", "tests", "build", "mai
 static const char *const exts[] = {".c", ".h", ".md", ".json", ".ts", ".py", ".txt", ".yaml"};
 
 static void put_path(aw_buf *b) {
-    bench_put(b, "\"/home/user/project");
-    for (uint32_t k = 0, n = 1 + below(4); k < n; k++) BENCH_PUTF(b, "/%s", words[below(24)]);
+    bench_put(b, "\"/home/user/projects/agentwire/workspace");
+    for (uint32_t k = 0, n = 3 + below(5); k < n; k++) BENCH_PUTF(b, "/%s", words[below(24)]);
     BENCH_PUTF(b, "%s\"", exts[below(8)]);
 }
 
@@ -63,7 +63,7 @@ static void put_text(aw_buf *b, size_t n) {
 
 /* Tool indexes in schemas.json, found by name. */
 typedef struct tool_ix {
-    int read_text_file, list_directory, get_file_info, move_file, search_files, create_directory, edit_file,
+    int read_text_file, list_directory_with_sizes, move_file, search_files, edit_file,
         read_multiple_files, directory_tree, write_file, get_weather, search_knowledge_base, send_email, create_event,
         run_sql, big;
 } tool_ix;
@@ -88,8 +88,18 @@ static void gen_small(const tool_ix *t, aw_buf *rows, int count) {
             if (below(2)) BENCH_PUTF(&b, ",\"head\":%u", 1 + below(200));
             bench_put(&b, "}");
             break;
-        case 1: s = t->list_directory; bench_put(&b, "{\"path\":"); put_path(&b); bench_put(&b, "}"); break;
-        case 2: s = t->get_file_info; bench_put(&b, "{\"path\":"); put_path(&b); bench_put(&b, "}"); break;
+        case 1:
+            s = t->list_directory_with_sizes;
+            bench_put(&b, "{\"path\":");
+            put_path(&b);
+            BENCH_PUTF(&b, ",\"sortBy\":\"%s\"}", below(2) ? "name" : "size");
+            break;
+        case 2:
+            s = t->read_text_file;
+            bench_put(&b, "{\"path\":");
+            put_path(&b);
+            BENCH_PUTF(&b, ",\"tail\":%u}", 1 + below(50));
+            break;
         case 3:
             s = t->move_file;
             bench_put(&b, "{\"source\":");
@@ -102,9 +112,19 @@ static void gen_small(const tool_ix *t, aw_buf *rows, int count) {
             s = t->search_files;
             bench_put(&b, "{\"path\":");
             put_path(&b);
-            BENCH_PUTF(&b, ",\"pattern\":\"**/*%s\",\"excludePatterns\":[\"node_modules\",\"build/**\"]}", exts[below(8)]);
+            BENCH_PUTF(&b, ",\"pattern\":\"**/*%s\",\"excludePatterns\":[\"node_modules\",\"build/**\",\"**/.git\"]}",
+                       exts[below(8)]);
             break;
-        default: s = t->create_directory; bench_put(&b, "{\"path\":"); put_path(&b); bench_put(&b, "}"); break;
+        default:
+            s = t->write_file;
+            bench_put(&b, "{\"path\":");
+            put_path(&b);
+            bench_put(&b, ",\"content\":\"# Notes\\n\\nSee the report.\\n\"}");
+            break;
+        }
+        if (b.len < 100) {
+            i--; /* below the row's size: another draw */
+            continue;
         }
         line(rows, s, &b);
     }
@@ -352,8 +372,7 @@ int main(int argc, char **argv) {
             if (n) bench_put(&schemas_text, ",");
             if (aw_json_write(schema, NULL, &schemas_text, NULL)) bench_oom();
 #define TOOL(x) if (!strcmp(name, #x)) t.x = n;
-            TOOL(read_text_file) TOOL(list_directory) TOOL(get_file_info) TOOL(move_file) TOOL(search_files)
-            TOOL(create_directory) TOOL(edit_file) TOOL(read_multiple_files) TOOL(directory_tree) TOOL(write_file)
+            TOOL(read_text_file) TOOL(list_directory_with_sizes) TOOL(move_file) TOOL(search_files) TOOL(edit_file) TOOL(read_multiple_files) TOOL(directory_tree) TOOL(write_file)
             TOOL(get_weather) TOOL(search_knowledge_base) TOOL(send_email) TOOL(create_event) TOOL(run_sql)
 #undef TOOL
             n++;

@@ -1,10 +1,12 @@
 /* Fuzz the schema module with a schema and an instance: the input is the
  * schema's JSON, a NUL byte, then the instance's JSON (without a NUL, the
  * schema is validated against itself). Beyond "no crash, no hang, no
- * leak": the verdict-only run and the full run agree, an invalid verdict
- * comes with errors and a valid one with none, every error's instance
- * location leads to a value of the instance, the result written as JSON
- * parses, and a compile error has a message. */
+ * leak": the verdict-only run (the fast pass, schema_fast.c) and the full
+ * run agree, and both agree with the frame machine alone (a max_depth
+ * below 64 turns the fast pass off) whenever it stays within that depth;
+ * an invalid verdict comes with errors and a valid one with none, every
+ * error's instance location leads to a value of the instance, the result
+ * written as JSON parses, and a compile error has a message. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,14 +40,18 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     if (rc) {
         if (err.code != rc || err.message[0] == '\0') abort();
     } else {
-        aw_schema_result full, quick;
+        aw_schema_result full, quick, frames;
         aw_schema_result_init(&full, NULL);
         aw_schema_result_init(&quick, NULL);
-        aw_schema_validate_options fo = {50, 2000}, qo = {0, 2000};
+        aw_schema_result_init(&frames, NULL);
+        aw_schema_validate_options fo = {50, 2000}, qo = {0, 2000}, mo = {0, 63};
         int r1 = aw_schema_validate(s, instance, &fo, &full, &err);
         int r2 = aw_schema_validate(s, instance, &qo, &quick, &err);
+        int r3 = aw_schema_validate(s, instance, &mo, &frames, &err);
         if ((r1 == 0) != (r2 == 0)) abort();
         if (r1 && r1 != AW_ELIMIT) abort();
+        if (r3 && r3 != AW_ELIMIT) abort();
+        if (!r1 && !r3 && frames.valid != quick.valid) abort();
         if (!r1) {
             if (full.valid != quick.valid) abort();
             if (quick.error_count) abort();
@@ -68,6 +74,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         }
         aw_schema_result_free(&full);
         aw_schema_result_free(&quick);
+        aw_schema_result_free(&frames);
         aw_schema_free(s);
     }
     aw_json_doc_free(inst);

@@ -50,7 +50,7 @@ static inline const sc_prop *lookup(const sc_op *op, const char *key, size_t len
 }
 
 /* A node that is only a `type`: checked without a call. */
-static inline int type_only(const sc_node *n) { return !n->nops && n->asserts == A_TYPE && !n->uneval; }
+static inline int type_only(const sc_node *n) { return n->type_only; }
 
 static inline int type_ok(const sc_node *n, const aw_json_value *x) {
     static const uint8_t bits[] = {T_NULL, T_BOOL, T_NUM, T_STR, T_ARR, T_OBJ};
@@ -184,13 +184,7 @@ static int fast(sc_vctx *v, const sc_node *n, const aw_json_value *x, int depth)
         a &= ~(uint32_t)A_TYPE;
     }
     /* required names that are all properties: the properties pass checks them */
-    if ((a & A_REQUIRED) && n->nops && x->type == AW_JSON_OBJECT && plain_object(x)) {
-        for (uint16_t i = 0; i < n->nops; i++)
-            if (n->ops[i].kind == OP_PROPS && n->ops[i].u.props.required_mask) {
-                a &= ~(uint32_t)A_REQUIRED;
-                break;
-            }
-    }
+    if ((a & A_REQUIRED) && n->required_by_props && x->type == AW_JSON_OBJECT && plain_object(x)) a &= ~(uint32_t)A_REQUIRED;
     if (a) {
         int ok;
         if (aw__sc_check_some(v, 0, &quiet, n, x, a, &ok)) return NOT_HERE;

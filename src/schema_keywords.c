@@ -474,8 +474,12 @@ int aw__sc_compile_keywords(sc_compiler *c, sc_node *n) {
                     found++;
                     break;
                 }
-        if (found == n->nrequired) op->u.props.required_mask = mask;
+        if (found == n->nrequired) {
+            op->u.props.required_mask = mask;
+            n->required_by_props = 1;
+        }
     }
+    n->type_only = k.nops == 0 && n->asserts == A_TYPE && !n->uneval;
     if (k.nops) {
         n->ops = aw__sc_alloc(c, (size_t)k.nops * sizeof *n->ops);
         if (!n->ops) return oom(&k);

@@ -643,6 +643,11 @@ void aw_schema_result_free(aw_schema_result *r) {
     r->alloc_ = alloc;
 }
 
+/* Only what was used is reset: most validations use neither arena. */
+static inline void arena_clear(aw_arena *a) {
+    if (a->head && (a->head->used || a->head->next)) aw__arena_reset(a);
+}
+
 static int state_of(aw_schema_result *r, sc_state **out) {
     if (!r->state_) {
         sc_state *st = aw_malloc(r->alloc_, sizeof *st);
@@ -653,8 +658,8 @@ static int state_of(aw_schema_result *r, sc_state **out) {
         r->state_ = st;
     }
     sc_state *st = r->state_;
-    aw__arena_reset(&st->arena);
-    aw__arena_reset(&st->scratch);
+    arena_clear(&st->arena);
+    arena_clear(&st->scratch);
     st->kidx_obj = NULL;
     *out = st;
     return 0;

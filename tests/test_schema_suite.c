@@ -118,18 +118,23 @@ static void run_file(const char *path, const char *shown, aw_schema_draft draft,
             } else {
                 aw_error verr;
                 /* every test twice: with errors collected and for the verdict only */
-                aw_schema_validate_options full = {20, 0}, quick = {0, 0};
+                /* every test three ways: errors collected; the verdict only
+                 * (the fast pass); the verdict by the frame machine alone (a
+                 * max_depth below 64 turns the fast pass off) */
+                aw_schema_validate_options full = {20, 0}, quick = {0, 0}, frames = {0, 63};
                 int v1 = aw_schema_validate(s, aw_json_get(test, "data"), &full, &r, &verr);
                 int valid1 = r.valid;
                 size_t nerr = r.error_count;
+                int v3 = aw_schema_validate(s, aw_json_get(test, "data"), &frames, &r, &verr);
+                int valid3 = r.valid;
                 int v2 = aw_schema_validate(s, aw_json_get(test, "data"), &quick, &r, &verr);
-                ok = v1 == 0 && v2 == 0 && valid1 == want->u.b && r.valid == want->u.b;
+                ok = v1 == 0 && v2 == 0 && v3 == 0 && valid1 == want->u.b && r.valid == want->u.b && valid3 == want->u.b;
                 /* an invalid verdict comes with at least one error, a valid one with none */
                 if (ok && valid1 != (nerr == 0)) {
                     ok = 0;
                     why = "errors do not match the verdict";
                 }
-                if (v1 || v2) why = verr.message;
+                if (v1 || v2 || v3) why = verr.message;
             }
             if (ok) {
                 t->passed++;

@@ -164,7 +164,8 @@ typedef struct sc_node {
     uint8_t trivial;      /* nothing to check: true, {} or only annotations */
     uint8_t uneval;       /* 1: unevaluatedProperties here, 2: unevaluatedItems here */
     uint8_t format;       /* sc_format, asserted when A_FORMAT */
-    uint8_t unique;
+    uint8_t type_only;    /* nothing but `type`: checked inline by the verdict pass */
+    uint8_t required_by_props; /* `required` is checked by the OP_PROPS pass's mask */
     uint16_t nops;
     sc_op *ops;
     sc_num max, xmax, min, xmin;
