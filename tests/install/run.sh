@@ -27,6 +27,7 @@ run() {
     fi
     "$exe" >"$exe.out" || { cat "$exe.out"; echo "$exe failed" >&2; exit 1; }
     grep -q '^thread decoded$' "$exe.out" || { echo "$exe: wrong output" >&2; cat "$exe.out"; exit 1; }
+    grep -q '^schema checked$' "$exe.out" || { echo "$exe: wrong output" >&2; cat "$exe.out"; exit 1; }
 }
 
 # 1. pkg-config, shared library
