@@ -24,31 +24,6 @@ static inline int plain_object(const aw_json_value *x) {
     return !(x->flags & (AW_JSON_F_DUPKEYS | AW_JSON_F_UNCHECKED));
 }
 
-/* Short keys compared here: a call to memcmp costs more than they do. */
-static inline int same_key(const char *a, const char *b, size_t n) {
-    if (n > 16) return !memcmp(a, b, n);
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i]) return 0;
-    return 1;
-}
-
-static inline const sc_prop *lookup(const sc_op *op, const char *key, size_t len) {
-    const sc_prop *p = op->u.props.props;
-    if (!op->u.props.table) {
-        for (uint32_t i = 0; i < op->u.props.nprops; i++)
-            if (p[i].name.len == len && same_key(p[i].name.ptr, key, len)) return &p[i];
-        return NULL;
-    }
-    uint64_t h = aw__sc_bytes_hash(key, len);
-    uint32_t s = (uint32_t)h & op->u.props.mask;
-    while (op->u.props.table[s]) {
-        const sc_prop *q = &p[op->u.props.table[s] - 1];
-        if (q->hash == h && q->name.len == len && !memcmp(q->name.ptr, key, len)) return q;
-        s = (s + 1) & op->u.props.mask;
-    }
-    return NULL;
-}
-
 /* A node that is only a `type`: checked without a call. */
 static inline int type_only(const sc_node *n) { return n->type_only; }
 
@@ -66,7 +41,7 @@ static int props(sc_vctx *v, const sc_op *op, const aw_json_value *x, int depth)
     for (size_t i = 0; i < x->u.obj.count; i++) {
         const aw_json_member *m = &x->u.obj.members[i];
         int matched = 0, r;
-        const sc_prop *p = lookup(op, m->key, m->key_len);
+        const sc_prop *p = aw__sc_find_prop(op, m->key, m->key_len);
         if (p) {
             matched = 1;
             size_t index = (size_t)(p - op->u.props.props);

@@ -173,23 +173,6 @@ static int effective(sc_vctx *v, sc_frame *f) {
 
 static inline uint32_t member_at(const sc_frame *f, uint32_t k) { return f->eff ? f->eff[k] : k; }
 
-static const sc_prop *find_prop(const sc_op *op, const char *key, size_t len) {
-    const sc_prop *props = op->u.props.props;
-    if (!op->u.props.table) {
-        for (uint32_t i = 0; i < op->u.props.nprops; i++)
-            if (props[i].name.len == len && !memcmp(props[i].name.ptr, key, len)) return &props[i];
-        return NULL;
-    }
-    uint64_t h = aw__sc_bytes_hash(key, len);
-    uint32_t s = (uint32_t)h & op->u.props.mask;
-    while (op->u.props.table[s]) {
-        const sc_prop *p = &props[op->u.props.table[s] - 1];
-        if (p->hash == h && p->name.len == len && !memcmp(p->name.ptr, key, len)) return p;
-        s = (s + 1) & op->u.props.mask;
-    }
-    return NULL;
-}
-
 static sc_loc key_loc(const aw_json_member *m) {
     sc_loc l = {0};
     l.seg = SEG_KEY;
@@ -405,7 +388,7 @@ static int op_props(sc_vctx *v, sc_frame *f, const sc_op *op) {
         if (f->phase == 0) {
             f->phase = 1;
             f->count = 0; /* matched */
-            const sc_prop *p = find_prop(op, m->key, m->key_len);
+            const sc_prop *p = aw__sc_find_prop(op, m->key, m->key_len);
             if (p) {
                 f->count = 1;
                 aw__sc_mark(v, f, mi);

@@ -134,27 +134,12 @@ static int one_run(const aw_allocator *a, void *ctx) {
     return rc;
 }
 
-static void sweep_sticky(job *j) {
-    for (long n = 1;; n++) {
-        aw_failalloc fa;
-        aw_failalloc_init(&fa, n);
-        fa.sticky = true;
-        int rc = one_run(aw_failalloc_allocator(&fa), j);
-        if (fa.live != 0) fail_msg("allocation %ld failed for good: %ld block(s) leaked", n, fa.live);
-        if (fa.failed) assert_int_equal(rc, AW_ENOMEM);
-        else {
-            assert_int_equal(rc, 0);
-            break;
-        }
-    }
-}
-
 static void test_compile_and_validate(void **state) {
     (void)state;
     job j = {run_all, {0}, 0};
     aw_buf_init(&j.want, NULL);
     long calls = aw_failalloc_run(one_run, &j, 0);
-    sweep_sticky(&j);
+    aw_failalloc_run_sticky(one_run, &j);
     printf("compile and validate: each of %ld allocations failed in turn\n", calls);
     /* the answers are the real ones: one valid instance, two invalid */
     assert_non_null(strstr(j.want.data, "{\"valid\":true}\nquick 1\n{\"valid\":false,"));
@@ -168,7 +153,7 @@ static void test_check(void **state) {
     job j = {run_check, {0}, 0};
     aw_buf_init(&j.want, NULL);
     long calls = aw_failalloc_run(one_run, &j, 0);
-    sweep_sticky(&j);
+    aw_failalloc_run_sticky(one_run, &j);
     printf("meta-schema check: each of %ld allocations failed in turn\n", calls);
     assert_non_null(strstr(j.want.data, "cannot resolve"));
     assert_true(calls > 100);

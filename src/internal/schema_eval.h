@@ -3,6 +3,8 @@
 #ifndef AW_INTERNAL_SCHEMA_EVAL_H
 #define AW_INTERNAL_SCHEMA_EVAL_H
 
+#include <string.h>
+
 #include "internal/schema.h"
 
 /* Frame flags. */
@@ -84,6 +86,32 @@ typedef struct sc_vctx {
     sc_frame local[SC_LOCAL_FRAMES];
     uint64_t ann_local[SC_LOCAL_ANN];
 } sc_vctx;
+
+/* Short keys compared inline: a call to memcmp costs more than they do. */
+static inline int aw__sc_same_key(const char *a, const char *b, size_t n) {
+    if (n > 16) return !memcmp(a, b, n);
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+/* The property of an OP_PROPS op named key, or NULL. */
+static inline const sc_prop *aw__sc_find_prop(const sc_op *op, const char *key, size_t len) {
+    const sc_prop *p = op->u.props.props;
+    if (!op->u.props.table) {
+        for (uint32_t i = 0; i < op->u.props.nprops; i++)
+            if (p[i].name.len == len && aw__sc_same_key(p[i].name.ptr, key, len)) return &p[i];
+        return NULL;
+    }
+    uint64_t h = aw__sc_bytes_hash(key, len);
+    uint32_t s = (uint32_t)h & op->u.props.mask;
+    while (op->u.props.table[s]) {
+        const sc_prop *q = &p[op->u.props.table[s] - 1];
+        if (q->hash == h && q->name.len == len && aw__sc_same_key(q->name.ptr, key, len)) return q;
+        s = (s + 1) & op->u.props.mask;
+    }
+    return NULL;
+}
 
 /* Check node n's assertions on x, as frame fi or a child of it placed by
  * loc. 0 and *ok, or AW_ENOMEM. */
