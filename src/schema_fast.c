@@ -28,10 +28,8 @@ static inline int plain_object(const aw_json_value *x) {
 static inline int type_only(const sc_node *n) { return n->type_only; }
 
 static inline int type_ok(const sc_node *n, const aw_json_value *x) {
-    static const uint8_t bits[] = {T_NULL, T_BOOL, T_NUM, T_STR, T_ARR, T_OBJ};
-    uint8_t t = bits[x->type];
-    if (t != T_NUM || (n->types & T_NUM)) return (n->types & t) != 0;
-    return (n->types & T_INT) && aw__sc_num_is_integer(x);
+    if ((n->json_ok >> x->type) & 1) return 1;
+    return n->int_only && x->type == AW_JSON_NUMBER && aw__sc_num_is_integer(x);
 }
 
 static int props(sc_vctx *v, const sc_op *op, const aw_json_value *x, int depth) {
@@ -125,14 +123,21 @@ static int op_fast(sc_vctx *v, const sc_op *op, const aw_json_value *x, int dept
         uint32_t np = op->u.items.nprefix;
         size_t n = x->u.arr.count;
         if (n > np && !op->u.items.has_rest) n = np;
-        for (size_t i = 0; i < n; i++) {
-            const sc_node *child = op->children[i < np ? i : np].node;
-            if (type_only(child)) {
-                if (!type_ok(child, &x->u.arr.items[i])) return 0;
-            } else if ((r = fast(v, child, &x->u.arr.items[i], depth + 1)) != 1) {
-                return r;
-            }
+        const aw_json_value *items = x->u.arr.items;
+        size_t i = 0;
+        for (; i < n && i < np; i++)
+            if ((r = fast(v, op->children[i].node, &items[i], depth + 1)) != 1) return r;
+        if (i == n) return 1;
+        /* the rest: one schema for every item, often only a type */
+        const sc_node *rest = op->children[np].node;
+        if (rest->trivial) return 1;
+        if (type_only(rest)) {
+            for (; i < n; i++)
+                if (!type_ok(rest, &items[i])) return 0;
+            return 1;
         }
+        for (; i < n; i++)
+            if ((r = fast(v, rest, &items[i], depth + 1)) != 1) return r;
         return 1;
     }
     case OP_CONTAINS: {

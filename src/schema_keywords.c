@@ -365,6 +365,10 @@ static int validation(kw_ctx *k) {
         }
         n->types = bits;
         n->asserts |= A_TYPE;
+        n->json_ok = (uint8_t)(((bits & T_NULL) ? 1u << AW_JSON_NULL : 0) | ((bits & T_BOOL) ? 1u << AW_JSON_BOOL : 0) |
+                               ((bits & T_NUM) ? 1u << AW_JSON_NUMBER : 0) | ((bits & T_STR) ? 1u << AW_JSON_STRING : 0) |
+                               ((bits & T_ARR) ? 1u << AW_JSON_ARRAY : 0) | ((bits & T_OBJ) ? 1u << AW_JSON_OBJECT : 0));
+        n->int_only = (bits & T_INT) && !(bits & T_NUM);
     }
     if ((v = kw(k, "const"))) {
         n->const_value = v;

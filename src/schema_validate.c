@@ -631,7 +631,7 @@ static inline void arena_clear(aw_arena *a) {
     if (a->head && (a->head->used || a->head->next)) aw__arena_reset(a);
 }
 
-static int state_of(aw_schema_result *r, sc_state **out) {
+static inline int state_of(aw_schema_result *r, sc_state **out) {
     if (!r->state_) {
         sc_state *st = aw_malloc(r->alloc_, sizeof *st);
         if (!st) return AW_ENOMEM;
@@ -675,14 +675,36 @@ int aw__sc_result_add(aw_schema_result *r, const char *instance_location, const 
     return 0;
 }
 
+/* The frame machine over the whole instance, its stacks starting here. */
+static int validate_frames(sc_vctx *v, const aw_json_value *instance) {
+    sc_frame local[SC_LOCAL_FRAMES];
+    uint64_t ann_local[SC_LOCAL_ANN];
+    v->st = v->local = local;
+    v->cap = SC_LOCAL_FRAMES;
+    v->ann = v->ann_local = ann_local;
+    v->ann_cap = SC_LOCAL_ANN;
+    int rc = push(v, v->s->root, instance, NULL, NULL, v->max_errors ? F_ERRORS : 0);
+    while (!rc && v->top && !v->abort) {
+        int pushed = step(v);
+        if (pushed < 0) rc = pushed;
+        else if (!pushed) pop(v);
+    }
+    /* with enough errors and none of them to be taken back, the verdict is in */
+    if (v->abort && !rc) v->root_valid = 0;
+    if (rc == AW_ELIMIT) aw__sc_limit_error(v, v->err);
+    else if (rc) aw__error_set(v->err, rc, "%s", aw_strerror(rc));
+    if (v->st != local) aw_free(v->alloc, v->st);
+    if (v->ann != ann_local) aw_free(v->alloc, v->ann);
+    v->st = NULL;
+    return rc;
+}
+
 int aw_schema_validate(const aw_schema *s, const aw_json_value *instance, const aw_schema_validate_options *opts,
                        aw_schema_result *r, aw_error *err) {
     if (!s || !instance || !r) return aw__error_set(err, AW_EINVAL, "invalid arguments");
     r->valid = false;
     r->error_count = 0;
     r->truncated = false;
-    /* the fields one by one: the local stacks (some KB) stay uninitialised,
-     * which on small instances is most of the cost of a validation */
     sc_vctx v;
     v.top = v.ann_top = v.dropped = v.spec_depth = 0;
     v.abort = v.limit_hit = v.root_valid = 0;
@@ -690,13 +712,10 @@ int aw_schema_validate(const aw_schema *s, const aw_json_value *instance, const 
     v.r = r;
     v.alloc = r->alloc_;
     v.err = err;
+    v.st = NULL;
     v.max_errors = opts ? opts->max_errors : AW_SCHEMA_DEFAULT_MAX_ERRORS;
     v.max_depth = opts && opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
     if (state_of(r, &v.state)) return aw__error_set(err, AW_ENOMEM, "out of memory");
-    v.st = v.local;
-    v.cap = SC_LOCAL_FRAMES;
-    v.ann = v.ann_local;
-    v.ann_cap = SC_LOCAL_ANN;
     /* a valid instance, or any verdict when no errors are wanted, is
      * usually decided without frames; else the frames do it all */
     if (v.max_depth >= 64) {
@@ -706,23 +725,7 @@ int aw_schema_validate(const aw_schema *s, const aw_json_value *instance, const 
             return 0;
         }
     }
-    int rc = push(&v, s->root, instance, NULL, NULL, v.max_errors ? F_ERRORS : 0);
-    while (!rc && v.top && !v.abort) {
-        int pushed = step(&v);
-        if (pushed < 0) rc = pushed;
-        else if (!pushed) pop(&v);
-    }
-    if (v.abort && !rc) {
-        /* enough errors and none of them can be taken back: the verdict is in */
-        v.root_valid = 0;
-    }
-    if (rc == AW_ELIMIT) {
-        aw__sc_limit_error(&v, err);
-    } else if (rc) {
-        aw__error_set(err, rc, "%s", aw_strerror(rc));
-    }
-    if (v.st != v.local) aw_free(v.alloc, v.st);
-    if (v.ann != v.ann_local) aw_free(v.alloc, v.ann);
+    int rc = validate_frames(&v, instance);
     if (rc) {
         r->error_count = 0;
         return rc;

@@ -165,6 +165,8 @@ typedef struct sc_node {
     uint8_t uneval;       /* 1: unevaluatedProperties here, 2: unevaluatedItems here */
     uint8_t format;       /* sc_format, asserted when A_FORMAT */
     uint8_t type_only;    /* nothing but `type`: checked inline by the verdict pass */
+    uint8_t json_ok;      /* `type` as bits over aw_json_type: every value of a set type passes */
+    uint8_t int_only;     /* `type` takes integers but not all numbers */
     uint8_t required_by_props; /* `required` is checked by the OP_PROPS pass's mask */
     uint16_t nops;
     sc_op *ops;

@@ -83,8 +83,10 @@ typedef struct sc_vctx {
     size_t ann_top, ann_cap;
     size_t max_errors, dropped, spec_depth;
     int abort, limit_hit, root_valid;
-    sc_frame local[SC_LOCAL_FRAMES];
-    uint64_t ann_local[SC_LOCAL_ANN];
+    /* the stacks' first storage, on the C stack of the frame machine only
+     * (the verdict pass needs neither, and a small context is cheap) */
+    sc_frame *local;
+    uint64_t *ann_local;
 } sc_vctx;
 
 /* Short keys compared inline: a call to memcmp costs more than they do. */
