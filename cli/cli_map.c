@@ -2,7 +2,9 @@
  * regular file (FILE, or stdin redirected from one) is mapped, so its
  * pages are the system's file cache and cost neither a copy nor fresh
  * memory; a pipe or terminal is read into a buffer. */
+#ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* MAP_POPULATE */
+#endif
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,38 @@
+/* Small helpers every part of the runtime uses. Not installed. */
+#ifndef AW_RT_UTIL_H
+#define AW_RT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "agentwire/alloc.h"
+#include "agentwire/buf.h"
+#include "agentwire/error.h"
+
+/* Fill err (when non-NULL) with code and a printf-formatted message; the
+ * message is cut at AW_ERROR_MESSAGE_MAX - 1 bytes on a character boundary.
+ * Returns code, so `return aw_rt_error(err, AW_EINVAL, "...")` reads well. */
+int aw_rt_error(aw_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* write(2) that never raises SIGPIPE: the signal is blocked for the call
+ * and a pending one consumed, so a library never kills its host program
+ * when a peer closes a pipe. EPIPE comes back as an error instead. */
+ssize_t aw_rt_write_nosigpipe(int fd, const void *p, size_t n);
+
+/* Wall-clock milliseconds since 1970 (for records; the loop's clock is
+ * monotonic and says nothing about dates). */
+int64_t aw_rt_wall_ms(void);
+
+/* Read a whole file into out (appended). Errors: "PATH: reason". */
+int aw_rt_read_file(const char *path, aw_buf *out, aw_error *err);
+
+/* Copy of a string through the allocator (NULL for NULL or no memory). */
+char *aw_rt_strdup(const aw_allocator *a, const char *s);
+char *aw_rt_strndup(const aw_allocator *a, const char *s, size_t n);
+
+#endif

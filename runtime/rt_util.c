@@ -1,0 +1,104 @@
+/* Helpers shared by the runtime: errors, pipe writes, the wall clock. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include "agentwire/buf.h"
+#include "internal/rt_util.h"
+
+int aw_rt_error(aw_error *err, int code, const char *fmt, ...)
+{
+    if (!err)
+        return code;
+    err->code = code;
+    err->offset = 0;
+    err->line = 0;
+    err->column = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    if (n >= (int)sizeof err->message) {
+        /* Cut back to a character boundary: drop continuation bytes. */
+        size_t len = sizeof err->message - 1;
+        while (len > 0 && ((unsigned char)err->message[len] & 0xC0) == 0x80)
+            len--;
+        err->message[len] = 0;
+    }
+    return code;
+}
+
+ssize_t aw_rt_write_nosigpipe(int fd, const void *p, size_t n)
+{
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    /* Was one already pending before we wrote? Then it is not ours to eat. */
+    sigpending(&pending);
+    int already = sigismember(&pending, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    ssize_t w = write(fd, p, n);
+    int saved = errno;
+    if (w < 0 && saved == EPIPE && !already) {
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return w;
+}
+
+int64_t aw_rt_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int aw_rt_read_file(const char *path, aw_buf *out, aw_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return aw_rt_error(err, AW_EINVAL, "%s: %s", path, strerror(errno));
+    for (;;) {
+        if (aw_buf_reserve(out, 65536)) {
+            close(fd);
+            return aw_rt_error(err, AW_ENOMEM, "%s: out of memory", path);
+        }
+        ssize_t n = read(fd, out->data + out->len, out->cap - out->len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            return aw_rt_error(err, AW_EINVAL, "%s: %s", path, strerror(e));
+        }
+        if (n == 0)
+            break;
+        out->len += (size_t)n;
+        out->data[out->len] = 0;
+    }
+    close(fd);
+    return 0;
+}
+
+char *aw_rt_strndup(const aw_allocator *a, const char *s, size_t n)
+{
+    if (!s)
+        return NULL;
+    char *d = aw_malloc(a, n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+char *aw_rt_strdup(const aw_allocator *a, const char *s) { return s ? aw_rt_strndup(a, s, strlen(s)) : NULL; }
