@@ -27,6 +27,8 @@ static const char main_help[] =
     "  snapshot slim|restore\n"
     "             slim agent-state snapshots and restore\n"
     "  envelope   agent runtime events -> UI event envelopes (no command)\n"
+    "  schema validate|check\n"
+    "             JSON Schema (2020-12, draft-07): validate instances, check schemas\n"
     "\n"
     "Running agents:\n"
     "  run        an agent: a model, tools, the task; the final report on stdout\n"
@@ -53,6 +55,7 @@ static const group groups[] = {
     {"contract", cli_contract},
     {"snapshot", cli_snapshot},
     {"envelope", cli_envelope},
+    {"schema", cli_schema},
     {"run", cli_run},
     {"resume", cli_resume},
     {"sessions", cli_sessions},
