@@ -19,7 +19,7 @@ DEMO_CMDS = \
 	$(BUILD_REL)/agentwire thread encode --strip-ansi --prefill "Based on the thread above, my next step is" examples/session.jsonl && \
 	$(BUILD_REL)/agentwire json format --indent 2 examples/event.json
 
-.PHONY: all deps build demo test bench fuzz install clean
+.PHONY: all deps test-deps build demo test bench fuzz install clean
 
 all: build
 
@@ -44,7 +44,15 @@ build: deps
 demo: build
 	@$(DEMO_CMDS)
 
-test: deps
+# The tests run real MCP servers (npm, pinned in tests/mcp/package-lock.json).
+test-deps:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing: nodejs npm"; apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; \
+	  else echo "node and npm are needed for the MCP tests (sudo apt-get install nodejs npm)"; exit 1; fi; }
+	@[ -d tests/mcp/node_modules ] || (cd tests/mcp && npm ci --silent --no-audit --no-fund)
+
+test: deps test-deps
 	CC=$(CC) cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DAW_SANITIZE=ON -DAW_WERROR=ON >/dev/null
 	cmake --build $(BUILD_TEST) -j $(JOBS)
 	ctest --test-dir $(BUILD_TEST) --output-on-failure -j $(JOBS)

@@ -107,5 +107,6 @@ int cli_transport(int argc, char **argv);
 int cli_snapshot(int argc, char **argv);
 int cli_envelope(int argc, char **argv);
 int cli_run(int argc, char **argv);
+int cli_mcp(int argc, char **argv);
 
 #endif

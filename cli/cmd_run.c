@@ -16,6 +16,7 @@
 #include "agentwire/sink.h"
 #include "agentwire/tools.h"
 #include "cli.h"
+#include "cli_mcp_opts.h"
 #include "cli_run.h"
 
 static const char run_help[] =
@@ -141,6 +142,7 @@ typedef struct run_opts {
     bool transport_set, quiet, verbose;
     unsigned retries;
     bool retries_set;
+    cli_mcp_opts mcp;
 } run_opts;
 
 static int parse_options(cli_args *a, run_opts *o)
@@ -162,6 +164,7 @@ static int parse_options(cli_args *a, run_opts *o)
     } while (0)
         if (cli_is_help(opt)) {
             fputs(run_help, stdout);
+            fputs(cli_mcp_help, stdout);
             return CLI_OK;
         } else if (!strcmp(opt, "--model")) {
             VALUE();
@@ -316,6 +319,9 @@ static int parse_options(cli_args *a, run_opts *o)
             o->quiet = true;
         } else if (!strcmp(opt, "--verbose")) {
             o->verbose = true;
+        } else if ((n = cli_mcp_option(a, opt, &o->mcp)) != 0) {
+            if (n < 0)
+                return CLI_USAGE;
         } else {
             return cli_usage_error(a, "unknown option '%s'", opt);
         }
@@ -492,6 +498,11 @@ int cli_run(int argc, char **argv)
             goto out;
         cli_run_ui_attach_tools(ui, box);
     }
+    if ((rc = cli_mcp_add_servers(&o.mcp, loop, &box, "run")) != CLI_OK)
+        goto out;
+    if (box)
+        cli_run_ui_attach_tools(ui, box);
+    rc = CLI_REJECTED;
 
     aw_run_observer observers[2] = {aw_records_observer(records), cli_run_ui_observer(ui)};
     o.rcfg.models = models;

@@ -21,6 +21,8 @@ static const char main_help[] =
     "             parse to typed JSON, build, system prompt\n"
     "  snapshot   slim agent-state snapshots and restore\n"
     "  envelope   agent runtime events -> UI event envelopes\n"
+    "  run        run an agent: a model, tools and MCP servers, budgets, records\n"
+    "  mcp        MCP servers' tools: list them, call one\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -40,6 +42,7 @@ static const group groups[] = {
     {"snapshot", cli_snapshot},
     {"envelope", cli_envelope},
     {"run", cli_run},
+    {"mcp", cli_mcp},
 };
 
 int main(int argc, char **argv) {
