@@ -90,6 +90,7 @@ typedef struct mcp_source {
     bool list_again;       /* list_changed came while listing */
 
     mcp_call *calls;       /* sent, or waiting for a restarting server */
+    aw_buf outq;           /* lines sent from inside our callbacks, written as one when they return */
     aw_buf err_line;       /* stderr: the line under way */
     char last_stderr[LAST_STDERR_MAX + 1];
     unsigned garbage;
@@ -115,20 +116,6 @@ static void free_source(mcp_source *s);
 static int spawn_server(mcp_source *s, aw_error *err);
 static void init_failed(mcp_source *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- entry points from the loop ----------------------------------------------------- */
-
-static void enter(mcp_source *s) { s->depth++; }
-
-/* false: the source was destroyed meanwhile, and is gone now. */
-static bool leave(mcp_source *s)
-{
-    if (--s->depth == 0 && s->dying) {
-        free_source(s);
-        return false;
-    }
-    return !s->dying;
-}
-
 static void logf_src(mcp_source *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void logf_src(mcp_source *s, int level, const char *fmt, ...)
 {
@@ -142,15 +129,55 @@ static void logf_src(mcp_source *s, int level, const char *fmt, ...)
     s->base.log(s->base.log_ctx, level, s->base.name, msg);
 }
 
+/* ---- entry points from the loop ----------------------------------------------------- */
+
+static void enter(mcp_source *s) { s->depth++; }
+
+static void flush_out(mcp_source *s)
+{
+    if (s->outq.len && s->proc && aw_proc_write(s->proc, s->outq.data, s->outq.len))
+        logf_src(s, AW_LOG_ERROR, "out of memory writing to the server");
+    aw_buf_clear(&s->outq);
+}
+
+/* false: the source was destroyed meanwhile, and is gone now. */
+static bool leave(mcp_source *s)
+{
+    if (--s->depth == 0 && s->dying) {
+        free_source(s);
+        return false;
+    }
+    if (s->depth == 0)
+        flush_out(s);
+    return !s->dying;
+}
+
 /* ---- sending ---------------------------------------------------------------------- */
 
+/* Lines sent while one of our callbacks is under way (a reply read, a
+ * call made from its done) wait in outq and go out in one write when the
+ * callback returns: with calls in flight, one write for all the calls that
+ * a chunk of answers let start. */
 static int send_line(mcp_source *s, aw_buf *line)
 {
     int rc = aw_buf_putc(line, '\n');
     if (!rc && s->proc)
-        rc = aw_proc_write(s->proc, line->data, line->len);
+        rc = s->depth ? aw_buf_append(&s->outq, line->data, line->len) : aw_proc_write(s->proc, line->data, line->len);
     aw_buf_free(line);
     return rc;
+}
+
+static int put_int(aw_buf *b, int64_t v)
+{
+    char digits[24];
+    int n = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do
+        digits[sizeof digits - 1 - n++] = (char)('0' + u % 10);
+    while ((u /= 10) && n < 22);
+    if (v < 0)
+        digits[sizeof digits - 1 - n++] = '-';
+    return aw_buf_append(b, digits + sizeof digits - n, (size_t)n);
 }
 
 /* {"jsonrpc":"2.0","id":N,"method":M,"params":PARAMS} where params is
@@ -160,7 +187,8 @@ static int send_request(mcp_source *s, const char *method, const char *params, i
     aw_buf b;
     aw_buf_init(&b, s->alloc);
     *id = ++s->next_id;
-    int rc = aw_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\"", (long long)*id, method) ||
+    int rc = aw_buf_append_str(&b, "{\"jsonrpc\":\"2.0\",\"id\":") || put_int(&b, *id) ||
+             aw_buf_append_str(&b, ",\"method\":\"") || aw_buf_append_str(&b, method) || aw_buf_putc(&b, '"') ||
              (params && (aw_buf_append_str(&b, ",\"params\":") || aw_buf_append_str(&b, params))) ||
              aw_buf_putc(&b, '}');
     if (rc) {
@@ -208,7 +236,7 @@ static int send_call(mcp_source *s, mcp_call *c)
     int64_t id = s->next_id + 1;
     int rc = aw_buf_append_str(&p, "{\"name\":") || aw_json_write_string(&p, c->tool, strlen(c->tool)) ||
              aw_buf_append_str(&p, ",\"arguments\":") || aw_buf_append(&p, c->args.data, c->args.len) ||
-             aw_buf_printf(&p, ",\"_meta\":{\"progressToken\":%lld}}", (long long)id);
+             aw_buf_append_str(&p, ",\"_meta\":{\"progressToken\":") || put_int(&p, id) || aw_buf_append(&p, "}}", 2);
     if (!rc)
         rc = send_request(s, "tools/call", p.data, &c->id);
     aw_buf_free(&p);
@@ -828,6 +856,7 @@ static void on_exit_status(void *ctx, int status)
     describe_exit(status, how, sizeof how);
     aw_proc_free(s->proc);
     s->proc = NULL;
+    aw_buf_clear(&s->outq); /* lines for the process that is gone */
     mcp_reader_reset(s->reader);
     aw_buf_clear(&s->err_line);
     server_state was = s->state;
@@ -843,6 +872,8 @@ static void on_exit_status(void *ctx, int status)
             init_failed(s, "exited (%s) before it was ready", how);
     } else {
         logf_src(s, AW_LOG_ERROR, "exited (%s)", how);
+        /* calls made by the failed calls' callers wait for the restart */
+        s->state = SERVER_IDLE;
         char why[96];
         snprintf(why, sizeof why, "exited (%s) during the call", how);
         fail_calls(s, true, why);
@@ -1033,6 +1064,7 @@ static void free_source(mcp_source *s)
     mcp_toolset_free(a, s->tools);
     mcp_toolset_free(a, s->building);
     aw_buf_free(&s->err_line);
+    aw_buf_free(&s->outq);
     if (s->stderr_fd >= 0)
         close(s->stderr_fd);
     for (size_t i = 0; s->argv && s->argv[i]; i++)
@@ -1096,6 +1128,7 @@ aw_tool_source *aw__mcp_source_make(aw_loop *l, const char *name, const aw_mcp_o
     s->reader = mcp_reader_new(a, opts ? opts->max_line : 0);
     s->max_line = opts && opts->max_line ? opts->max_line : 16u << 20;
     aw_buf_init(&s->err_line, a);
+    aw_buf_init(&s->outq, a);
     aw_buf pre, label;
     aw_buf_init(&pre, a);
     aw_buf_init(&label, a);
