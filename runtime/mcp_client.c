@@ -1067,12 +1067,8 @@ static void free_source(mcp_source *s)
     aw_buf_free(&s->outq);
     if (s->stderr_fd >= 0)
         close(s->stderr_fd);
-    for (size_t i = 0; s->argv && s->argv[i]; i++)
-        aw_free(a, s->argv[i]);
-    aw_free(a, s->argv);
-    for (size_t i = 0; s->env && s->env[i]; i++)
-        aw_free(a, s->env[i]);
-    aw_free(a, s->env);
+    aw_rt_strv_free(a, s->argv);
+    aw_rt_strv_free(a, s->env);
     aw_free(a, s->cwd);
     aw_free(a, s->unsupported);
     aw_free(a, s->stderr_path);
@@ -1102,12 +1098,8 @@ aw_tool_source *aw__mcp_source_make(aw_loop *l, const char *name, const aw_mcp_o
     const aw_allocator *a = opts && opts->alloc ? opts->alloc : aw_loop_allocator(l);
     mcp_source *s = aw_malloc(a, sizeof *s);
     if (!s) {
-        for (size_t i = 0; argv && argv[i]; i++)
-            aw_free(a, argv[i]);
-        aw_free(a, argv);
-        for (size_t i = 0; env && env[i]; i++)
-            aw_free(a, env[i]);
-        aw_free(a, env);
+        aw_rt_strv_free(a, argv);
+        aw_rt_strv_free(a, env);
         aw_free(a, cwd);
         aw_free(a, unsupported);
         aw_rt_error(err, AW_ENOMEM, "out of memory");

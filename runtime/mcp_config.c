@@ -9,13 +9,6 @@
 
 #define MAX_SPEC_WORDS 256
 
-static void free_strv(const aw_allocator *a, char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        aw_free(a, v[i]);
-    aw_free(a, v);
-}
-
 static char **new_strv(const aw_allocator *a, size_t n)
 {
     char **v = aw_malloc(a, (n + 1) * sizeof *v);
@@ -108,14 +101,8 @@ static int read_env(const aw_allocator *a, const char *name, const aw_json_value
             memchr(m->key, 0, m->key_len))
             return aw_rt_error(err, AW_ETYPE, "mcpServers.%s: env.%s must be a string (and its name have no '=')", name,
                                m->key);
-        aw_buf e;
-        aw_buf_init(&e, a);
-        if (aw_buf_append(&e, m->key, m->key_len) || aw_buf_putc(&e, '=') ||
-            aw_buf_append(&e, m->value.u.str.ptr, m->value.u.str.len)) {
-            aw_buf_free(&e);
+        if (!(v[i] = aw_rt_env_entry(a, m->key, m->key_len, m->value.u.str.ptr, m->value.u.str.len)))
             return aw_rt_error(err, AW_ENOMEM, "out of memory");
-        }
-        v[i] = aw_buf_detach(&e, NULL);
     }
     return 0;
 }
@@ -128,17 +115,9 @@ static int read_cwd(const aw_allocator *a, const char *name, const aw_json_value
         return 0;
     if (!plain_string(cwd))
         return aw_rt_error(err, AW_ETYPE, "mcpServers.%s: 'cwd' must be a string", name);
-    aw_buf p;
-    aw_buf_init(&p, a);
     /* relative to the configuration file's directory, so it works from anywhere */
-    int rc = 0;
-    if (cwd->u.str.ptr[0] != '/' && base_dir && *base_dir)
-        rc = aw_buf_append_str(&p, base_dir) || aw_buf_putc(&p, '/');
-    if (rc || aw_buf_append(&p, cwd->u.str.ptr, cwd->u.str.len)) {
-        aw_buf_free(&p);
+    if (!(*out = aw_rt_path_from(a, base_dir, cwd->u.str.ptr, cwd->u.str.len)))
         return aw_rt_error(err, AW_ENOMEM, "out of memory");
-    }
-    *out = aw_buf_detach(&p, NULL);
     return 0;
 }
 
@@ -167,8 +146,8 @@ aw_tool_source *aw_mcp_source_new(aw_loop *l, const char *name, const aw_json_va
         rc = read_argv(a, name, server, &argv, err) || read_env(a, name, server, &env, err) ||
              read_cwd(a, name, server, base_dir, &cwd, err);
     if (rc) {
-        free_strv(a, argv);
-        free_strv(a, env);
+        aw_rt_strv_free(a, argv);
+        aw_rt_strv_free(a, env);
         aw_free(a, cwd);
         return NULL;
     }

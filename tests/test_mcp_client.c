@@ -22,6 +22,7 @@
 #include "agentwire/buf.h"
 #include "agentwire/mcp.h"
 #include "failalloc.h"
+#include "testutil.h"
 
 #define HOSTILE AW_SOURCE_DIR "/tests/mcp/hostile_server.js"
 
@@ -172,20 +173,6 @@ static bool server_noted(harness *h, const char *what)
     return false;
 }
 
-/* Running, not a zombie. */
-static bool pid_alive(pid_t pid)
-{
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *close_paren = strrchr(buf, ')');
-    return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
-}
 
 /* ---- the protocol ------------------------------------------------------------------ */
 
@@ -503,15 +490,15 @@ static void test_shutdown_leaves_nothing_behind(void **state)
     pid_t server = (pid_t)atol(o.output);
     h_call(&h, "h__grandchild", "{}", 10000, &o);
     pid_t grandchild = (pid_t)atol(o.output);
-    assert_true(pid_alive(server) && pid_alive(grandchild));
+    assert_true(aw_test_pid_alive(server) && aw_test_pid_alive(grandchild));
     char log_file[64];
     strcpy(log_file, h.log_file);
     h.log_file[0] = 0;
     h_close(&h);
-    assert_false(pid_alive(server));
-    for (int i = 0; i < 100 && pid_alive(grandchild); i++)
+    assert_false(aw_test_pid_alive(server));
+    for (int i = 0; i < 100 && aw_test_pid_alive(grandchild); i++)
         usleep(10000);
-    assert_false(pid_alive(grandchild));
+    assert_false(aw_test_pid_alive(grandchild));
     /* the graceful way first: the server saw its stdin close */
     FILE *f = fopen(log_file, "r");
     char buf[8192] = {0};
@@ -533,11 +520,11 @@ static void test_stubborn_server_is_killed_after_the_grace(void **state)
     outcome o;
     h_call(&h, "h__pid", "{}", 10000, &o);
     pid_t node = (pid_t)atol(o.output);
-    assert_true(pid_alive(node));
+    assert_true(aw_test_pid_alive(node));
     h_close(&h);
-    for (int i = 0; i < 100 && pid_alive(node); i++)
+    for (int i = 0; i < 100 && aw_test_pid_alive(node); i++)
         usleep(10000);
-    assert_false(pid_alive(node));
+    assert_false(aw_test_pid_alive(node));
 }
 
 /* ---- configuration ---------------------------------------------------------------- */

@@ -165,3 +165,17 @@ void aw_test_check_appended(const aw_buf *out, const char *prefix, size_t prefix
     assert_int_equal(out->len, prefix_len);
     assert_memory_equal(out->data, prefix, prefix_len);
 }
+
+bool aw_test_pid_alive(pid_t pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *close_paren = strrchr(buf, ')');
+    return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
+}

@@ -2,8 +2,10 @@
 #ifndef AW_TEST_TESTUTIL_H
 #define AW_TEST_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "agentwire/buf.h"
 #include "agentwire/error.h"
@@ -39,5 +41,10 @@ char *aw_test_write_json(const aw_json_value *v, int indent, size_t *len);
  * exactly as it was. */
 void aw_test_check_appended(const aw_buf *out, const char *prefix, size_t prefix_len, int rc, const aw_error *err,
                             const char *want, size_t want_len);
+
+/* The process is running (not gone, not a zombie: a killed orphan waits as
+ * a zombie until whoever adopted it reaps it, and in a container that may
+ * be never). */
+bool aw_test_pid_alive(pid_t pid);
 
 #endif
