@@ -10,6 +10,7 @@
  * same lines. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_mcp SERVER_JS CALLS\n");
         return 2;
     }
+    /* as Node does at startup (the peer's runtime), and programs that write
+     * to pipes usually do: a closed pipe is an error, not a death */
+    signal(SIGPIPE, SIG_IGN);
     long calls = atol(argv[2]);
     char config[4096];
     snprintf(config, sizeof config, "{\"command\":\"node\",\"args\":[\"%s\",\"stdio\"]}", argv[1]);
