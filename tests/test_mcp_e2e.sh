@@ -57,6 +57,24 @@ JSON
 check "--mcp spec" test "$("$cli" run --model "replay:$tmp/replay2.jsonl" --transport native --quiet \
     --mcp "ev=node '$ev_js' stdio" "echo" 2>&1)" = "spec ok"
 
+# a run goes on through a server that cannot start and one that crashes
+# (restarted once), with a hostile server whose tool list comes in pages
+cat >"$tmp/hostile.json" <<JSON
+{"mcpServers": {"gone": {"command": "/nonexistent/server"},
+                "h": {"command": "node", "args": ["$src/tests/mcp/hostile_server.js", "paged"]}}}
+JSON
+cat >"$tmp/replay3.jsonl" <<JSON
+{"expect": ["h__grandchild", "h__dotted_name_x"], "tool_calls": [{"id": "c1", "name": "h__crash", "arguments": {}}]}
+{"expect": ["server 'h' exited (killed by signal 9) during the call"], "tool_calls": [{"id": "c2", "name": "h__echo", "arguments": {"text": "after the restart"}}]}
+{"expect": ["echo: after the restart"], "tool_calls": [{"id": "f", "name": "agent__final_report", "arguments": {"status": "success", "content": "survived"}}]}
+JSON
+set +e
+out=$("$cli" run --model "replay:$tmp/replay3.jsonl" --transport native --mcp-config "$tmp/hostile.json" --quiet "crash" 2>"$tmp/run3.err")
+status=$?
+set -e
+check "a crashed server is restarted within the run" test "$status:$out" = "0:survived"
+check "a server that cannot start is named" grep -q "mcp server 'gone': cannot run '/nonexistent/server': No such file or directory; its tools are left out" "$tmp/run3.err"
+
 # ---- agentwire mcp list / call -----------------------------------------------------
 "$cli" mcp list --mcp-config "$tmp/mcp.json" >"$tmp/list.jsonl"
 check "list names tools as the model sees them" grep -q '^{"server":"ev","name":"ev__echo","description":"Echoes back the input string","input_schema":{' "$tmp/list.jsonl"
