@@ -5,11 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agentwire/mcp.h"
 #include "internal/mcp_impl.h"
 
 #define MODEL_NAME_MAX 128
 
-const char *const aw_mcp_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+const char *const aw_mcp_versions[] = {AW_MCP_PROTOCOL_VERSION, "2025-06-18", "2025-03-26", "2024-11-05"};
 const size_t aw_mcp_version_count = sizeof aw_mcp_versions / sizeof *aw_mcp_versions;
 
 static bool name_char(char c)

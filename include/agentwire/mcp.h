@@ -39,7 +39,8 @@ extern "C" {
 
 typedef struct aw_mcp_options {
     int64_t init_timeout_ms;  /* initialize + tools/list; 0: 30 s */
-    int64_t grace_ms;         /* shutdown: stdin closed, then SIGTERM, then SIGKILL after this; 0: 2 s */
+    int64_t grace_ms;         /* shutdown: stdin closed, SIGTERM after this long, SIGKILL after as long
+                                 again (the source's destroy waits that long at most); 0: 2 s */
     size_t max_line;          /* the longest message accepted from a server; 0: 16 MiB */
     const char *stderr_log;   /* where servers' stderr goes (appended, each line after "NAME: ");
                                  NULL: the toolbox log, at AW_LOG_INFO */
@@ -50,12 +51,13 @@ typedef struct aw_mcp_options {
  * ({"command", "args", "env", "cwd"}). base_dir resolves a relative cwd.
  * Nothing starts until the toolbox starts it. Its tools are named
  * NAME__TOOL, with characters outside [A-Za-z0-9_-] made '_'. Errors name
- * the entry ("mcpServers.fs: 'command' must be a string"). */
+ * the entry ("mcpServers.fs: 'command' must be a non-empty string"). */
 aw_tool_source *aw_mcp_source_new(aw_loop *l, const char *name, const aw_json_value *server, const char *base_dir,
                                   const aw_mcp_options *opts, aw_error *err);
 
-/* Every server of a configuration ({"mcpServers": {...}}) added to box.
- * Errors name the server ("mcpServers.fs: 'command' must be a string"). */
+/* Every server of a configuration ({"mcpServers": {...}}) added to box,
+ * in order. Errors name the server ("mcpServers.fs: 'args' must be an
+ * array of strings"); servers added before the error stay in box. */
 int aw_mcp_add_config(aw_toolbox *box, aw_loop *l, const aw_json_value *config, const char *base_dir,
                       const aw_mcp_options *opts, aw_error *err);
 
