@@ -2,7 +2,7 @@
 // bench/bench_mcp.c through the official TypeScript SDK client
 // (@modelcontextprotocol/sdk: Client over StdioClientTransport): one call at a
 // time, then 8 in flight. Prints, for each:
-//   MODE calls=N seconds=S client_cpu_us=C server_cpu_us=V
+//   MODE calls=N seconds=S client_cpu_us=C client_user_us=U server_cpu_us=V
 // client CPU is this process's (process.cpuUsage), the server's is read from
 // /proc for the child it spawned.
 'use strict';
@@ -41,7 +41,7 @@ async function run(client, mode, n, inFlight) {
     await Promise.all(Array.from({ length: inFlight }, worker));
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
     const cpu = process.cpuUsage(cpu0), srv = serverCpuUs() - srv0;
-    if (mode) console.log(`${mode} calls=${n} seconds=${secs.toFixed(6)} client_cpu_us=${cpu.user + cpu.system} server_cpu_us=${srv.toFixed(0)}`);
+    if (mode) console.log(`${mode} calls=${n} seconds=${secs.toFixed(6)} client_cpu_us=${cpu.user + cpu.system} client_user_us=${cpu.user} server_cpu_us=${srv.toFixed(0)}`);
 }
 
 (async () => {
