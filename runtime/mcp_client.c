@@ -12,6 +12,8 @@
  * and is started again, once; calls made while it restarts wait for it.
  * A second exit leaves it down, and later calls fail at once saying so.
  *
+ * The handshake and the tool lists are in mcp_session.c.
+ *
  * Callbacks into the caller (a call's done, the toolbox's ready) may free
  * the whole toolbox, and with it this source: entry points from the loop
  * count themselves in `depth`, and a destroy that comes while one is under
@@ -37,66 +39,9 @@
 
 #define DEFAULT_INIT_TIMEOUT_MS 30000
 #define DEFAULT_GRACE_MS 2000
-#define MAX_TOOLS 10000         /* a server offering more is cut there */
-#define MAX_PAGES 1000          /* tools/list pages, against a cursor that never ends */
-#define MAX_LIST_CHANGES 32     /* each change keeps the old list alive (see mcp_impl.h) */
 #define STDERR_LINE_MAX 2048
-#define LAST_STDERR_MAX 200
 #define GARBAGE_LOGGED 10       /* lines that are not JSON-RPC, logged before going quiet */
 #define JSONRPC_METHOD_NOT_FOUND (-32601)
-
-typedef enum server_state {
-    SERVER_IDLE = 0,
-    SERVER_INITIALIZING, /* initialize sent */
-    SERVER_LISTING,      /* the first tools/list of this process under way */
-    SERVER_READY,
-    SERVER_DOWN
-} server_state;
-
-typedef struct mcp_call mcp_call;
-
-typedef struct mcp_source {
-    aw_tool_source base;
-    aw_loop *loop;
-    const aw_allocator *alloc;
-    char *server;       /* the configuration's name */
-    char *prefix;       /* tool names start with prefix__ */
-    char **argv, **env; /* NULL-terminated */
-    char *cwd;
-    char *unsupported;  /* why this server cannot be used (another transport) */
-    int64_t init_timeout_ms, grace_ms;
-    size_t max_line;
-    char *stderr_path;
-    int stderr_fd;
-
-    aw_proc *proc;
-    mcp_reader *reader;
-    server_state state;
-    unsigned starts;
-    char down_reason[AW_ERROR_MESSAGE_MAX + 64];
-    int64_t next_id, init_id, list_id;
-    aw_timer *init_timer; /* bounds initialize + the first tools/list, and each re-list */
-    aw_timer *ready_timer;
-    void (*ready)(void *ctx, aw_tool_source *s, const aw_error *err);
-    void *ready_ctx;
-    bool told_ready;
-    aw_error start_error;
-    char version[16];
-
-    mcp_toolset *tools;    /* the list offered now (older ones behind it) */
-    mcp_toolset *building; /* the pages of a tools/list under way */
-    size_t pages;
-    unsigned list_changes;
-    bool list_again;       /* list_changed came while listing */
-
-    mcp_call *calls;       /* sent, or waiting for a restarting server */
-    aw_buf outq;           /* lines sent from inside our callbacks, written as one when they return */
-    aw_buf err_line;       /* stderr: the line under way */
-    char last_stderr[LAST_STDERR_MAX + 1];
-    unsigned garbage;
-    int depth;
-    bool dying;
-} mcp_source;
 
 struct mcp_call {
     mcp_source *s;
@@ -114,10 +59,8 @@ struct mcp_call {
 
 static void free_source(mcp_source *s);
 static int spawn_server(mcp_source *s, aw_error *err);
-static void init_failed(mcp_source *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void logf_src(mcp_source *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void logf_src(mcp_source *s, int level, const char *fmt, ...)
+void aw__mcp_log(mcp_source *s, int level, const char *fmt, ...)
 {
     if (!s->base.log)
         return;
@@ -131,17 +74,17 @@ static void logf_src(mcp_source *s, int level, const char *fmt, ...)
 
 /* ---- entry points from the loop ----------------------------------------------------- */
 
-static void enter(mcp_source *s) { s->depth++; }
+void aw__mcp_enter(mcp_source *s) { s->depth++; }
 
 static void flush_out(mcp_source *s)
 {
     if (s->outq.len && s->proc && aw_proc_write(s->proc, s->outq.data, s->outq.len))
-        logf_src(s, AW_LOG_ERROR, "out of memory writing to the server");
+        aw__mcp_log(s, AW_LOG_ERROR, "out of memory writing to the server");
     aw_buf_clear(&s->outq);
 }
 
 /* false: the source was destroyed meanwhile, and is gone now. */
-static bool leave(mcp_source *s)
+bool aw__mcp_leave(mcp_source *s)
 {
     if (--s->depth == 0 && s->dying) {
         free_source(s);
@@ -182,7 +125,7 @@ static int put_int(aw_buf *b, int64_t v)
 
 /* {"jsonrpc":"2.0","id":N,"method":M,"params":PARAMS} where params is
  * JSON text already (or NULL). */
-static int send_request(mcp_source *s, const char *method, const char *params, int64_t *id)
+int aw__mcp_send_request(mcp_source *s, const char *method, const char *params, int64_t *id)
 {
     aw_buf b;
     aw_buf_init(&b, s->alloc);
@@ -198,7 +141,7 @@ static int send_request(mcp_source *s, const char *method, const char *params, i
     return send_line(s, &b);
 }
 
-static int send_notification(mcp_source *s, const char *method, const char *params)
+int aw__mcp_send_notification(mcp_source *s, const char *method, const char *params)
 {
     aw_buf b;
     aw_buf_init(&b, s->alloc);
@@ -238,7 +181,7 @@ static int send_call(mcp_source *s, mcp_call *c)
              aw_buf_append_str(&p, ",\"arguments\":") || aw_buf_append(&p, c->args.data, c->args.len) ||
              aw_buf_append_str(&p, ",\"_meta\":{\"progressToken\":") || put_int(&p, id) || aw_buf_append(&p, "}}", 2);
     if (!rc)
-        rc = send_request(s, "tools/call", p.data, &c->id);
+        rc = aw__mcp_send_request(s, "tools/call", p.data, &c->id);
     aw_buf_free(&p);
     return rc;
 }
@@ -302,7 +245,7 @@ static void fail_call(mcp_call *c, const char *fmt, ...)
 
 /* Fail every call (sent ones only, or all): each taken from the list
  * before its done, which may cancel others. */
-static void fail_calls(mcp_source *s, bool sent_only, const char *why)
+void aw__mcp_fail_calls(mcp_source *s, bool sent_only, const char *why)
 {
     for (;;) {
         mcp_call *c = s->calls;
@@ -318,15 +261,15 @@ static void answer_from_loop(void *ctx)
 {
     mcp_call *c = ctx;
     mcp_source *s = c->s;
-    enter(s);
+    aw__mcp_enter(s);
     char msg[640];
     snprintf(msg, sizeof msg, "(tool failed: %s)", c->failure ? c->failure : "out of memory");
     aw_tool_result res = {.ok = false, .output = {msg, strlen(msg)}, .output_bytes = strlen(msg)};
     finish_call(c, &res);
-    leave(s);
+    aw__mcp_leave(s);
 }
 
-static void send_queued_calls(mcp_source *s)
+void aw__mcp_send_queued(mcp_source *s)
 {
     for (mcp_call *c = s->calls; c; c = c->next)
         if (c->id == 0 && send_call(s, c)) {
@@ -334,284 +277,6 @@ static void send_queued_calls(mcp_source *s)
             if (!c->answer_timer)
                 c->answer_timer = aw_loop_timer(s->loop, 0, answer_from_loop, c);
         }
-}
-
-/* ---- the tool list -------------------------------------------------------------------- */
-
-static void warn_tool(void *ctx, const char *msg) { logf_src(ctx, AW_LOG_WARN, "%s", msg); }
-
-static int request_list(mcp_source *s, const aw_json_value *cursor)
-{
-    aw_buf p;
-    aw_buf_init(&p, s->alloc);
-    int rc = 0;
-    if (cursor)
-        rc = aw_buf_append_str(&p, "{\"cursor\":") || aw_json_write(cursor, NULL, &p, NULL) || aw_buf_putc(&p, '}');
-    if (!rc)
-        rc = send_request(s, "tools/list", cursor ? p.data : NULL, &s->list_id);
-    aw_buf_free(&p);
-    return rc;
-}
-
-static void init_timed_out(void *ctx);
-
-static void start_relist(mcp_source *s)
-{
-    if (s->state == SERVER_LISTING)
-        s->list_again = true; /* the list under way may be the old one */
-    if (s->state != SERVER_READY)
-        return;
-    if (s->list_id) {
-        s->list_again = true;
-        return;
-    }
-    s->building = mcp_toolset_new(s->alloc);
-    s->pages = 0;
-    if (!s->building || request_list(s, NULL)) {
-        mcp_toolset_free(s->alloc, s->building);
-        s->building = NULL;
-        s->list_id = 0;
-        logf_src(s, AW_LOG_ERROR, "out of memory asking for the new tool list");
-        return;
-    }
-    if (!s->init_timer)
-        s->init_timer = aw_loop_timer(s->loop, s->init_timeout_ms, init_timed_out, s);
-}
-
-static void become_ready(mcp_source *s)
-{
-    s->state = SERVER_READY;
-    aw_timer_free(s->init_timer);
-    s->init_timer = NULL;
-    send_queued_calls(s);
-    if (!s->told_ready) {
-        s->told_ready = true;
-        s->ready(s->ready_ctx, &s->base, NULL);
-    }
-}
-
-/* The list is whole: offered at once (the first), or in place of the old. */
-static void list_complete(mcp_source *s)
-{
-    mcp_toolset *fresh = s->building;
-    s->building = NULL;
-    s->list_id = 0;
-    bool first = s->state == SERVER_LISTING;
-    bool restarted = first && s->told_ready;
-    bool same = s->tools && mcp_toolset_equal(s->tools, fresh);
-    if (!same && s->tools && !first && s->list_changes >= MAX_LIST_CHANGES) {
-        logf_src(s, AW_LOG_WARN, "the tool list changed more than %d times; later changes are not taken",
-                 MAX_LIST_CHANGES);
-        same = true;
-    }
-    if (same) {
-        mcp_toolset_free(s->alloc, fresh);
-    } else {
-        fresh->older = s->tools;
-        s->tools = fresh;
-        if (fresh->older)
-            s->list_changes++;
-    }
-    if (first) {
-        become_ready(s);
-        if (!same && restarted && s->base.changed && !s->dying)
-            s->base.changed(s->base.changed_ctx);
-    } else {
-        aw_timer_free(s->init_timer);
-        s->init_timer = NULL;
-        if (!same && s->base.changed)
-            s->base.changed(s->base.changed_ctx);
-    }
-    if (s->list_again && !s->dying) {
-        s->list_again = false;
-        start_relist(s);
-    }
-}
-
-static void on_list_answer(mcp_source *s, const mcp_msg *m)
-{
-    bool first = s->state == SERVER_LISTING;
-    if (m->kind == MCP_MSG_ERROR) {
-        mcp_toolset_free(s->alloc, s->building);
-        s->building = NULL;
-        s->list_id = 0;
-        if (first) {
-            init_failed(s, "tools/list failed: %.*s (error %lld)", (int)m->error_message.len, m->error_message.ptr,
-                        (long long)m->error_code);
-        } else {
-            logf_src(s, AW_LOG_WARN, "tools/list failed: %.*s; the old list stays", (int)m->error_message.len,
-                     m->error_message.ptr);
-            aw_timer_free(s->init_timer);
-            s->init_timer = NULL;
-        }
-        return;
-    }
-    const aw_json_value *tools = aw_json_get(m->result, "tools");
-    int rc = aw_json_is_array(tools) ? mcp_toolset_add_page(s->building, s->prefix, tools, MAX_TOOLS, warn_tool, s) : 0;
-    if (rc == AW_ENOMEM) {
-        if (first) {
-            init_failed(s, "out of memory reading its tool list");
-            return;
-        }
-        logf_src(s, AW_LOG_ERROR, "out of memory reading its new tool list; the old list stays");
-        mcp_toolset_free(s->alloc, s->building);
-        s->building = NULL;
-        s->list_id = 0;
-        return;
-    }
-    const aw_json_value *cursor = aw_json_get(m->result, "nextCursor");
-    if (rc == AW_ELIMIT || ++s->pages >= MAX_PAGES) {
-        logf_src(s, AW_LOG_WARN, "the tool list is cut at %zu tools (%zu pages)", s->building->count, s->pages);
-        cursor = NULL;
-    }
-    if (aw_json_is_string(cursor)) {
-        if (request_list(s, cursor)) {
-            if (first)
-                init_failed(s, "out of memory asking for its tools");
-            return;
-        }
-        return;
-    }
-    list_complete(s);
-}
-
-/* ---- the handshake ------------------------------------------------------------------- */
-
-static void tell_start_error(void *ctx)
-{
-    mcp_source *s = ctx;
-    enter(s);
-    aw_timer_free(s->ready_timer);
-    s->ready_timer = NULL;
-    if (!s->told_ready) {
-        s->told_ready = true;
-        s->ready(s->ready_ctx, &s->base, &s->start_error);
-    }
-    leave(s);
-}
-
-static void stop_process(mcp_source *s)
-{
-    if (s->proc && aw_proc_running(s->proc)) {
-        aw_proc_close_stdin(s->proc);
-        aw_proc_terminate(s->proc, s->grace_ms);
-    }
-}
-
-/* The server cannot be used: the first start tells the toolbox; a restart
- * fails the calls that waited for it. */
-static void init_failed(mcp_source *s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->down_reason, sizeof s->down_reason, fmt, ap);
-    va_end(ap);
-    bool restart = s->told_ready;
-    s->state = SERVER_DOWN;
-    aw_timer_free(s->init_timer);
-    s->init_timer = NULL;
-    mcp_toolset_free(s->alloc, s->building);
-    s->building = NULL;
-    s->init_id = s->list_id = 0;
-    stop_process(s);
-    if (!restart) {
-        aw_rt_error(&s->start_error, AW_EINVAL, "%s", s->down_reason);
-        s->told_ready = true;
-        s->ready(s->ready_ctx, &s->base, &s->start_error);
-        return;
-    }
-    logf_src(s, AW_LOG_ERROR, "could not be restarted: %s", s->down_reason);
-    char why[AW_ERROR_MESSAGE_MAX + 128];
-    snprintf(why, sizeof why, "could not be restarted: %s", s->down_reason);
-    fail_calls(s, false, why);
-}
-
-static void init_timed_out(void *ctx)
-{
-    mcp_source *s = ctx;
-    enter(s);
-    aw_timer_free(s->init_timer);
-    s->init_timer = NULL;
-    if (s->state == SERVER_INITIALIZING) {
-        init_failed(s, "did not answer initialize within %lld ms", (long long)s->init_timeout_ms);
-    } else if (s->state == SERVER_LISTING) {
-        init_failed(s, "did not answer tools/list within %lld ms", (long long)s->init_timeout_ms);
-    } else if (s->list_id) {
-        logf_src(s, AW_LOG_WARN, "did not answer tools/list within %lld ms; the old list stays",
-                 (long long)s->init_timeout_ms);
-        mcp_toolset_free(s->alloc, s->building);
-        s->building = NULL;
-        s->list_id = 0;
-    }
-    leave(s);
-}
-
-static bool known_version(aw_text v)
-{
-    for (size_t i = 0; i < aw_mcp_version_count; i++)
-        if (strlen(aw_mcp_versions[i]) == v.len && memcmp(aw_mcp_versions[i], v.ptr, v.len) == 0)
-            return true;
-    return false;
-}
-
-static void on_init_answer(mcp_source *s, const mcp_msg *m)
-{
-    s->init_id = 0;
-    if (m->kind == MCP_MSG_ERROR) {
-        init_failed(s, "refused initialize: %.*s (error %lld)", (int)m->error_message.len, m->error_message.ptr,
-                    (long long)m->error_code);
-        return;
-    }
-    const aw_json_value *v = aw_json_get(m->result, "protocolVersion");
-    if (!aw_json_is_string(v)) {
-        init_failed(s, "answered initialize without a protocolVersion");
-        return;
-    }
-    aw_text version = {v->u.str.ptr, v->u.str.len};
-    if (!known_version(version)) {
-        init_failed(s, "answered initialize with protocol version '%.*s', which agentwire does not speak "
-                       "(it speaks 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05)",
-                    (int)(version.len > 40 ? 40 : version.len), version.ptr);
-        return;
-    }
-    memcpy(s->version, version.ptr, version.len);
-    s->version[version.len] = 0;
-    const aw_json_value *info = aw_json_get(m->result, "serverInfo");
-    const aw_json_value *name = aw_json_get(info, "name"), *ver = aw_json_get(info, "version");
-    logf_src(s, AW_LOG_DEBUG, "initialized: %.*s %.*s, protocol %s", aw_json_is_string(name) ? (int)name->u.str.len : 0,
-             aw_json_is_string(name) ? name->u.str.ptr : "", aw_json_is_string(ver) ? (int)ver->u.str.len : 0,
-             aw_json_is_string(ver) ? ver->u.str.ptr : "", s->version);
-    if (send_notification(s, "notifications/initialized", NULL)) {
-        init_failed(s, "out of memory");
-        return;
-    }
-    s->building = mcp_toolset_new(s->alloc);
-    s->pages = 0;
-    if (!s->building) {
-        init_failed(s, "out of memory");
-        return;
-    }
-    s->state = SERVER_LISTING;
-    if (!aw_json_get(aw_json_get(m->result, "capabilities"), "tools")) {
-        logf_src(s, AW_LOG_INFO, "offers no tools");
-        list_complete(s);
-        return;
-    }
-    if (request_list(s, NULL))
-        init_failed(s, "out of memory");
-}
-
-static int send_initialize(mcp_source *s)
-{
-    aw_buf p;
-    aw_buf_init(&p, s->alloc);
-    int rc = aw_buf_printf(&p,
-                           "{\"protocolVersion\":\"%s\",\"capabilities\":{},"
-                           "\"clientInfo\":{\"name\":\"agentwire\",\"version\":\"%s\"}}",
-                           aw_mcp_versions[0], aw_version()) ||
-             send_request(s, "initialize", p.data, &s->init_id);
-    aw_buf_free(&p);
-    return rc;
 }
 
 /* ---- what the server says ---------------------------------------------------------------- */
@@ -640,7 +305,7 @@ static void log_level_message(mcp_source *s, const aw_json_value *params)
     else if (data)
         aw_json_write(data, NULL, &text, NULL);
     if (text.data)
-        logf_src(s, our, "%.*s", (int)(text.len > 500 ? 500 : text.len), text.data);
+        aw__mcp_log(s, our, "%.*s", (int)(text.len > 500 ? 500 : text.len), text.data);
     aw_buf_free(&text);
 }
 
@@ -666,7 +331,7 @@ static void on_notification(mcp_source *s, const mcp_msg *m)
     else if (IS("notifications/message"))
         log_level_message(s, m->params);
     else if (IS("notifications/tools/list_changed"))
-        start_relist(s);
+        aw__mcp_start_relist(s);
 #undef IS
 }
 
@@ -681,12 +346,12 @@ static void on_request(mcp_source *s, const mcp_msg *m)
         char msg[200];
         snprintf(msg, sizeof msg, "Method not found: %.*s", (int)(m->method.len > 100 ? 100 : m->method.len),
                  m->method.ptr);
-        logf_src(s, AW_LOG_INFO, "asked for '%.*s', which agentwire does not offer",
+        aw__mcp_log(s, AW_LOG_INFO, "asked for '%.*s', which agentwire does not offer",
                  (int)(m->method.len > 100 ? 100 : m->method.len), m->method.ptr);
         rc = send_answer(s, m->id, NULL, JSONRPC_METHOD_NOT_FOUND, msg);
     }
     if (rc)
-        logf_src(s, AW_LOG_ERROR, "out of memory answering a request");
+        aw__mcp_log(s, AW_LOG_ERROR, "out of memory answering a request");
 }
 
 static void on_call_answer(mcp_source *s, mcp_call *c, const mcp_msg *m)
@@ -718,12 +383,12 @@ static void on_call_answer(mcp_source *s, mcp_call *c, const mcp_msg *m)
 static void unreadable_answer(mcp_source *s, const mcp_msg *m, const char *why)
 {
     if (m->has_int_id && m->int_id == s->init_id && s->init_id) {
-        init_failed(s, "answered initialize with %s", why);
+        aw__mcp_init_failed(s, "answered initialize with %s", why);
     } else if (m->has_int_id && m->int_id == s->list_id && s->list_id) {
         if (s->state == SERVER_LISTING) {
-            init_failed(s, "answered tools/list with %s", why);
+            aw__mcp_init_failed(s, "answered tools/list with %s", why);
         } else {
-            logf_src(s, AW_LOG_WARN, "answered tools/list with %s; the old list stays", why);
+            aw__mcp_log(s, AW_LOG_WARN, "answered tools/list with %s; the old list stays", why);
             mcp_toolset_free(s->alloc, s->building);
             s->building = NULL;
             s->list_id = 0;
@@ -732,9 +397,9 @@ static void unreadable_answer(mcp_source *s, const mcp_msg *m, const char *why)
         fail_call(find_call(s, m->int_id), "server '%s' answered with %s", s->server, why);
     } else if (s->garbage < GARBAGE_LOGGED) {
         if (++s->garbage == GARBAGE_LOGGED)
-            logf_src(s, AW_LOG_WARN, "wrote %s (skipped; further such lines are not logged)", why);
+            aw__mcp_log(s, AW_LOG_WARN, "wrote %s (skipped; further such lines are not logged)", why);
         else
-            logf_src(s, AW_LOG_WARN, "wrote %s (skipped)", why);
+            aw__mcp_log(s, AW_LOG_WARN, "wrote %s (skipped)", why);
     }
 }
 
@@ -746,13 +411,13 @@ static int on_message(void *ctx, const mcp_msg *m)
     case MCP_MSG_RESULT:
     case MCP_MSG_ERROR:
         if (m->has_int_id && m->int_id == s->init_id && s->init_id) {
-            on_init_answer(s, m);
+            aw__mcp_on_init_answer(s, m);
         } else if (m->has_int_id && m->int_id == s->list_id && s->list_id) {
-            on_list_answer(s, m);
+            aw__mcp_on_list_answer(s, m);
         } else if (m->has_int_id && find_call(s, m->int_id)) {
             on_call_answer(s, find_call(s, m->int_id), m);
         } else {
-            logf_src(s, AW_LOG_DEBUG, "an answer to no request under way (a cancelled call's) is dropped");
+            aw__mcp_log(s, AW_LOG_DEBUG, "an answer to no request under way (a cancelled call's) is dropped");
         }
         break;
     case MCP_MSG_REQUEST:
@@ -780,10 +445,10 @@ static int on_message(void *ctx, const mcp_msg *m)
 static void on_stdout(void *ctx, const char *p, size_t n)
 {
     mcp_source *s = ctx;
-    enter(s);
+    aw__mcp_enter(s);
     if (mcp_reader_feed(s->reader, p, n, on_message, s) == AW_ENOMEM && !s->dying)
-        logf_src(s, AW_LOG_ERROR, "out of memory reading a message");
-    leave(s);
+        aw__mcp_log(s, AW_LOG_ERROR, "out of memory reading a message");
+    aw__mcp_leave(s);
 }
 
 static void stderr_line(mcp_source *s, const char *p, size_t n)
@@ -792,7 +457,7 @@ static void stderr_line(mcp_source *s, const char *p, size_t n)
         n--;
     if (!n)
         return;
-    size_t keep = n > LAST_STDERR_MAX ? LAST_STDERR_MAX : n;
+    size_t keep = n > AW_MCP_STDERR_KEEP ? AW_MCP_STDERR_KEEP : n;
     memcpy(s->last_stderr, p, keep);
     s->last_stderr[keep] = 0;
     if (s->stderr_fd >= 0) {
@@ -803,13 +468,13 @@ static void stderr_line(mcp_source *s, const char *p, size_t n)
         aw_buf_free(&b);
         return;
     }
-    logf_src(s, AW_LOG_INFO, "%.*s", (int)(n > 500 ? 500 : n), p);
+    aw__mcp_log(s, AW_LOG_INFO, "%.*s", (int)(n > 500 ? 500 : n), p);
 }
 
 static void on_stderr(void *ctx, const char *p, size_t n)
 {
     mcp_source *s = ctx;
-    enter(s);
+    aw__mcp_enter(s);
     while (n) {
         const char *nl = memchr(p, '\n', n);
         size_t seg = nl ? (size_t)(nl - p) : n;
@@ -824,7 +489,7 @@ static void on_stderr(void *ctx, const char *p, size_t n)
         p += seg + 1;
         n -= seg + 1;
     }
-    leave(s);
+    aw__mcp_leave(s);
 }
 
 static void describe_exit(int status, char *out, size_t size)
@@ -840,18 +505,18 @@ static void describe_exit(int status, char *out, size_t size)
 static void restart(mcp_source *s)
 {
     aw_error err;
-    logf_src(s, AW_LOG_WARN, "restarting it (once)");
+    aw__mcp_log(s, AW_LOG_WARN, "restarting it (once)");
     if (spawn_server(s, &err)) {
         s->state = SERVER_DOWN;
         snprintf(s->down_reason, sizeof s->down_reason, "could not be restarted: %s", err.message);
-        fail_calls(s, false, s->down_reason);
+        aw__mcp_fail_calls(s, false, s->down_reason);
     }
 }
 
 static void on_exit_status(void *ctx, int status)
 {
     mcp_source *s = ctx;
-    enter(s);
+    aw__mcp_enter(s);
     char how[64];
     describe_exit(status, how, sizeof how);
     aw_proc_free(s->proc);
@@ -867,25 +532,25 @@ static void on_exit_status(void *ctx, int status)
         /* stopped after a failed handshake: nothing more to say */
     } else if (was != SERVER_READY) {
         if (s->last_stderr[0])
-            init_failed(s, "exited (%s) before it was ready; its stderr ends: %s", how, s->last_stderr);
+            aw__mcp_init_failed(s, "exited (%s) before it was ready; its stderr ends: %s", how, s->last_stderr);
         else
-            init_failed(s, "exited (%s) before it was ready", how);
+            aw__mcp_init_failed(s, "exited (%s) before it was ready", how);
     } else {
-        logf_src(s, AW_LOG_ERROR, "exited (%s)", how);
+        aw__mcp_log(s, AW_LOG_ERROR, "exited (%s)", how);
         /* calls made by the failed calls' callers wait for the restart */
         s->state = SERVER_IDLE;
         char why[96];
         snprintf(why, sizeof why, "exited (%s) during the call", how);
-        fail_calls(s, true, why);
+        aw__mcp_fail_calls(s, true, why);
         if (!s->dying && s->starts < 2) {
             restart(s);
         } else if (!s->dying) {
             s->state = SERVER_DOWN;
             snprintf(s->down_reason, sizeof s->down_reason, "is down: it exited twice (last: %s)", how);
-            fail_calls(s, false, s->down_reason);
+            aw__mcp_fail_calls(s, false, s->down_reason);
         }
     }
-    leave(s);
+    aw__mcp_leave(s);
 }
 
 static int spawn_server(mcp_source *s, aw_error *err)
@@ -899,8 +564,8 @@ static int spawn_server(mcp_source *s, aw_error *err)
         return err->code ? err->code : AW_EINVAL;
     s->state = SERVER_INITIALIZING;
     aw_timer_free(s->init_timer);
-    s->init_timer = aw_loop_timer(s->loop, s->init_timeout_ms, init_timed_out, s);
-    if (!s->init_timer || send_initialize(s)) {
+    s->init_timer = aw_loop_timer(s->loop, s->init_timeout_ms, aw__mcp_init_timed_out, s);
+    if (!s->init_timer || aw__mcp_send_initialize(s)) {
         aw_proc_free(s->proc);
         s->proc = NULL;
         return aw_rt_error(err, AW_ENOMEM, "out of memory");
@@ -919,7 +584,7 @@ static int start(aw_tool_source *src, void (*ready)(void *, aw_tool_source *, co
     if (s->stderr_path) {
         s->stderr_fd = open(s->stderr_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
         if (s->stderr_fd < 0)
-            logf_src(s, AW_LOG_WARN, "cannot open the stderr log %s: %s; stderr goes to the log", s->stderr_path,
+            aw__mcp_log(s, AW_LOG_WARN, "cannot open the stderr log %s: %s; stderr goes to the log", s->stderr_path,
                      strerror(errno));
     }
     if (s->unsupported)
@@ -928,7 +593,7 @@ static int start(aw_tool_source *src, void (*ready)(void *, aw_tool_source *, co
         return 0;
     s->state = SERVER_DOWN;
     /* the toolbox hears of it from the loop, as of every start */
-    if (!(s->ready_timer = aw_loop_timer(s->loop, 0, tell_start_error, s)))
+    if (!(s->ready_timer = aw_loop_timer(s->loop, 0, aw__mcp_tell_start_error, s)))
         return AW_ENOMEM;
     return 0;
 }
@@ -997,8 +662,8 @@ static void cancel(aw_tool_source *src, void *handle)
         snprintf(params, sizeof params,
                  "{\"requestId\":%lld,\"reason\":\"the client gave up on the call (timed out or stopped)\"}",
                  (long long)c->id);
-        if (send_notification(s, "notifications/cancelled", params))
-            logf_src(s, AW_LOG_ERROR, "out of memory cancelling a call");
+        if (aw__mcp_send_notification(s, "notifications/cancelled", params))
+            aw__mcp_log(s, AW_LOG_ERROR, "out of memory cancelling a call");
     }
     free_call(c);
 }
