@@ -35,12 +35,14 @@ static void read_result(const aw_json_value *result)
         const aw_json_value *data = aw_json_get(part, "data");
         if (!aw_json_is_string(data))
             data = aw_json_get(aw_json_get(part, "resource"), "blob");
-        bool binary = aw_json_is_string(type) && aw_json_is_string(data) && data->u.str.len >= 64 &&
+        /* longer than any description can be (names and URIs are cut at 300
+         * bytes, MIME types at 100), so found in the text it was pasted */
+        bool binary = aw_json_is_string(type) && aw_json_is_string(data) && data->u.str.len > 1100 &&
                       (!strcmp(type->u.str.ptr, "image") || !strcmp(type->u.str.ptr, "audio") ||
                        !strcmp(type->u.str.ptr, "resource"));
         if (!binary || !text.len || !memmem(text.data, text.len, data->u.str.ptr, data->u.str.len))
             continue;
-        /* base64 in the text: only when a text part (or the structured content) says it too */
+        /* only when a text part (or the structured content) says it too */
         bool said = structured != NULL;
         for (size_t k = 0; k < aw_json_count(content) && !said; k++) {
             const aw_json_value *t = aw_json_get(aw_json_at(content, k), "text");

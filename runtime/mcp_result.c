@@ -101,9 +101,14 @@ static int describe_part(aw_buf *out, const aw_json_value *part, bool *was_text)
     if (IS("resource_link"))
         return describe_link(out, part);
 #undef IS
-    if (!type.len)
-        return aw_buf_append_str(out, "[content of no type]");
-    return aw_buf_putc(out, '[') || put_short(out, type) || aw_buf_append_str(out, " content]");
+    /* a type of a later revision is named; anything else is not repeated */
+    bool named = type.len > 0 && type.len <= 32;
+    for (size_t i = 0; named && i < type.len; i++)
+        named = (type.ptr[i] >= 'a' && type.ptr[i] <= 'z') || (type.ptr[i] >= 'A' && type.ptr[i] <= 'Z') ||
+                (type.ptr[i] >= '0' && type.ptr[i] <= '9') || type.ptr[i] == '_' || type.ptr[i] == '-';
+    if (!named)
+        return aw_buf_append_str(out, "[content of an unknown type]");
+    return aw_buf_putc(out, '[') || aw_buf_append(out, type.ptr, type.len) || aw_buf_append_str(out, " content]");
 }
 
 int mcp_result_text(const aw_json_value *result, aw_buf *out, bool *is_error, const aw_json_value **structured)

@@ -221,7 +221,8 @@ static void test_results_of_every_kind(void **state)
 
     h_call(&h, "h__resource", "{}", 10000, &o);
     assert_string_equal(o.output, "[resource: test://doc/1, text/plain, 120 bytes]\n"
-                                  "[resource link: report (file:///tmp/report.pdf), application/pdf, 2 KB]");
+                                  "[resource link: report (file:///tmp/report.pdf), application/pdf, 2 KB]\n"
+                                  "[future_kind content]\n[content of an unknown type]");
 
     h_call(&h, "h__structured", "{}", 10000, &o);
     assert_true(o.ok);

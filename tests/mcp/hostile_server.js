@@ -59,7 +59,8 @@ const TOOLS = {
         { type: 'audio', data: Buffer.alloc(3000, 1).toString('base64'), mimeType: 'audio/wav' }] } }),
     resource: (id) => send({ jsonrpc: '2.0', id, result: { content: [
         { type: 'resource', resource: { uri: 'test://doc/1', mimeType: 'text/plain', text: 'x'.repeat(120) } },
-        { type: 'resource_link', uri: 'file:///tmp/report.pdf', name: 'report', mimeType: 'application/pdf', size: 2048 }] } }),
+        { type: 'resource_link', uri: 'file:///tmp/report.pdf', name: 'report', mimeType: 'application/pdf', size: 2048 },
+        { type: 'future_kind', data: 'x' }, { type: 'Q'.repeat(500) }] } }),
     structured: (id) => send({ jsonrpc: '2.0', id, result: { content: [], structuredContent: { temperature: 21.5, unit: 'C' } } }),
     crash: () => process.kill(process.pid, 'SIGKILL'),
     hang: () => {},
