@@ -8,7 +8,8 @@
  * from fork to exit and the largest resident set of the process (getrusage
  * through wait4, so no /usr/bin/time is needed). Exits 1 when PROGRAM
  * fails. bench/run_thread.sh runs `agentwire thread encode FILE` and the
- * JavaScript peer's whole-process mode through it. */
+ * JavaScript peer's whole-process mode through it, bench/run_messages.sh
+ * `agentwire messages encode FILE` and its peer. */
 #define _DEFAULT_SOURCE /* wait4 */
 #include <fcntl.h>
 #include <stdio.h>

@@ -49,6 +49,11 @@ int cli_read_json(const char *path, const aw_json_read_options *opts, aw_json_do
 /* Print v as compact JSON and a newline: CLI_OK or CLI_REJECTED. */
 int cli_print_json(const aw_json_value *v);
 
+/* How the command writes JSON records (all but `json format`'s
+ * JSON.stringify-exact output): lone surrogates as U+FFFD, so every line is
+ * valid Unicode. */
+extern const aw_json_write_options cli_json_records;
+
 /* Options: argv is walked left to right; anything starting with "--" is an
  * option, the first non-option is FILE, "-" alone means stdin. */
 typedef struct cli_args {
@@ -107,6 +112,9 @@ int cli_transport(int argc, char **argv);
 int cli_snapshot(int argc, char **argv);
 int cli_envelope(int argc, char **argv);
 int cli_run(int argc, char **argv);
+int cli_resume(int argc, char **argv);
+int cli_sessions(int argc, char **argv);
+int cli_chat(int argc, char **argv);
 int cli_mcp(int argc, char **argv);
 
 #endif

@@ -104,10 +104,12 @@ int cli_read_json(const char *path, const aw_json_read_options *opts, aw_json_do
     return CLI_OK;
 }
 
+const aw_json_write_options cli_json_records = {.indent = 0, .replace_lone_surrogates = true};
+
 int cli_print_json(const aw_json_value *v) {
     aw_buf out;
     aw_buf_init(&out, NULL);
-    int rc = aw_json_write(v, NULL, &out, NULL) || aw_buf_putc(&out, '\n');
+    int rc = aw_json_write(v, &cli_json_records, &out, NULL) || aw_buf_putc(&out, '\n');
     if (rc) fprintf(stderr, "agentwire: out of memory\n");
     else rc = cli_write_stdout(out.data, out.len);
     aw_buf_free(&out);

@@ -6,8 +6,12 @@
 
 #include <stdbool.h>
 
+#include "agentwire/provider.h"
+#include "agentwire/records.h"
 #include "agentwire/run.h"
 #include "agentwire/tools.h"
+#include "cli.h"
+#include "cli_mcp_opts.h"
 
 typedef struct cli_run_ui cli_run_ui;
 
@@ -24,5 +28,71 @@ void cli_run_ui_ask(void *ctx, aw_run *run, const char *question, size_t len);
 int cli_run_ui_drive(cli_run_ui *ui, aw_run *run);
 /* The report as stdout shows it. */
 int cli_run_print_result(const aw_run_result *res);
+/* Give the result to fn instead of printing it (agentwire chat); fn's
+ * return is the exit status. */
+typedef int (*cli_result_fn)(void *ctx, const aw_run_result *res);
+void cli_run_ui_set_result(cli_run_ui *ui, cli_result_fn fn, void *ctx);
+
+/* ---- the options of a run, shared by run, resume and chat (cmd_run.c) ---- */
+
+typedef struct cli_session cli_session;
+
+typedef struct run_opts {
+    const char *models[16]; /* the --model, then each --fallback */
+    size_t nmodels;
+    const char *model;
+    const char *fallbacks[15];
+    size_t nfallbacks;
+    aw_provider_config pcfg;
+    aw_run_config rcfg;
+    aw_records_config rec;
+    const char *events[8];
+    size_t nevents;
+    const char *tools_path, *schema_path, *contract_name, *system;
+    bool transport_set, quiet, verbose;
+    unsigned retries;
+    bool retries_set;
+    cli_mcp_opts mcp;             /* --mcp-config, --mcp, --mcp-log (cli_mcp_opts.c) */
+    /* sessions (cli_session.c) */
+    const char *store_url;
+    bool no_store;
+    const char *session;          /* --session ID, or the ID of resume and chat */
+    bool resume;                  /* agentwire resume: continue the cut run */
+    const char *session_kind;     /* "run" (default) or "chat" */
+    const char *snapshot_preset;
+    unsigned turn_limit;          /* a stored run's limit of turns (counted from the session's start) */
+    const char *system_text;      /* a stored session's system prompt itself (not TEXT|@FILE) */
+    const aw_json_value *schema_value; /* a stored session's --schema */
+    bool task_is_query;           /* the task is the contract's query already (chat) */
+    const char *help;             /* another command's --help text */
+    cli_result_fn on_result;      /* the result, instead of printing it */
+    void *result_ctx;
+    cli_session *sess;
+} run_opts;
+
+/* Read the options into o: -1 to go on, else the exit status (help
+ * printed, or a usage error). */
+int cli_run_parse(cli_args *a, run_opts *o);
+/* Run with o (task NULL: a resumed run's cut turn, no new task): the
+ * exit status. */
+int cli_run_go(cli_args *a, run_opts *o, const char *task);
+
+/* ---- sessions in a run (cli_session.c) ---- */
+
+/* A session option (--store, --no-store, --session, --snapshot-preset):
+ * -1 when opt is none of them, 0 when taken, else a usage error's status. */
+long cli_session_option(cli_args *a, run_opts *o, const char *opt);
+/* Open the store and, when a session is continued, load it: its resume
+ * data, and its stored options when no --model was given; *task may be
+ * replaced by the session's pending one. -1 to go on, else the exit status. */
+int cli_session_open(run_opts *o, const char **task);
+/* Put the resume data, the session id and the store's observer into cfg
+ * (*slot is the observer array's free place). Nonzero: stop (reported). */
+int cli_session_configure(run_opts *o, aw_run_config *cfg, aw_run_observer *slot);
+/* Record the session's start in the store (with its configuration). */
+int cli_session_begin(run_opts *o, aw_run *run, const char *system, size_t system_len);
+void cli_session_free(run_opts *o);
+/* The store a command names (--store, or the default); NULL after a message. */
+struct aw_store *cli_store_open(const char *url, bool read_only);
 
 #endif

@@ -33,12 +33,15 @@ struct cli_run_ui {
     aw_run *run;
     bool done;
     int signal_seen;
-    char status[512];
+    char status[1024]; /* room for every part at its longest: no -Wformat-truncation in Release */
     bool status_shown;
     aw_run_progress last; /* the scalar parts of the last progress */
     char phase[48];
     char tools[256];
     char progress[128];
+    /* who takes the result instead of stdout (agentwire chat) */
+    cli_result_fn result_fn;
+    void *result_ctx;
     /* agent__ask_human */
     int tty_fd;
     aw_watch *tty_watch;
@@ -304,6 +307,12 @@ int cli_run_print_result(const aw_run_result *res)
     return CLI_OK;
 }
 
+void cli_run_ui_set_result(cli_run_ui *ui, cli_result_fn fn, void *ctx)
+{
+    ui->result_fn = fn;
+    ui->result_ctx = ctx;
+}
+
 static void run_done(void *ctx, aw_run *run, const aw_run_result *res)
 {
     (void)run;
@@ -332,7 +341,7 @@ int cli_run_ui_drive(cli_run_ui *ui, aw_run *run)
     const aw_run_result *res = aw_run_result_of(run);
     if (res->synthesized)
         say(ui, "agentwire: the run failed: %.*s", (int)res->content.len, res->content.ptr);
-    int rc = cli_run_print_result(res);
+    int rc = ui->result_fn ? ui->result_fn(ui->result_ctx, res) : cli_run_print_result(res);
     if (ui->signal_seen)
         return ui->signal_seen == SIGTERM ? 143 : 130;
     if (rc != CLI_OK)

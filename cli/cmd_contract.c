@@ -1,5 +1,7 @@
 /* agentwire contract validate | parse | build | prompt */
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agentwire/contract.h"
 #include "cli.h"
@@ -29,15 +31,14 @@ static const char contract_help[] =
     "  --contract NAME|FILE  llmQuery, llmResponse, or a contract JSON file\n"
     "  -h, --help            this text\n";
 
-static int load_contract(const char *spec, aw_contract **out) {
+/* --contract NAME|FILE: a built-in contract by name, else a file. A name
+ * that is neither is a usage error that lists the built-in ones (the
+ * library's message names them). */
+static int load_contract(const cli_args *a, const char *spec, aw_contract **out) {
     aw_error err;
-    if (!strcmp(spec, "llmQuery") || !strcmp(spec, "llmResponse")) {
-        if (aw_contract_builtin(spec, NULL, out, &err)) {
-            cli_report("agentwire", &err);
-            return CLI_REJECTED;
-        }
-        return CLI_OK;
-    }
+    if (aw_contract_builtin(spec, NULL, out, &err) == 0) return CLI_OK;
+    if (access(spec, F_OK) != 0 && strcmp(spec, "-") != 0)
+        return cli_usage_error(a, "--contract '%s' is not a file (%s), and %s", spec, strerror(errno), err.message);
     aw_buf text;
     aw_buf_init(&text, NULL);
     if (cli_read_input(spec, &text)) {
@@ -51,6 +52,19 @@ static int load_contract(const char *spec, aw_contract **out) {
         return CLI_REJECTED;
     }
     return CLI_OK;
+}
+
+/* After a failure without --extract: when the reply does not start with
+ * markup but holds some (a ```xml fence, prose around the document), say
+ * that --extract takes the document out. */
+static void hint_extract(const char *name, const aw_buf *in) {
+    size_t i = 0;
+    while (i < in->len && (in->data[i] == ' ' || in->data[i] == '\t' || in->data[i] == '\n' || in->data[i] == '\r')) i++;
+    if (i == in->len || in->data[i] == '<' || !memchr(in->data + i, '<', in->len - i)) return;
+    bool fenced = false;
+    for (size_t k = 0; k + 3 <= in->len && !fenced; k++) fenced = memcmp(in->data + k, "```", 3) == 0;
+    const char *what = fenced ? "in a ``` fence" : "among other text";
+    fprintf(stderr, "%s: hint: the XML is %s; --extract takes the document out of it\n", name, what);
 }
 
 typedef struct opts {
@@ -85,7 +99,7 @@ static int run(cli_args *a, const char *verb) {
     int rc = parse_opts(a, &o, is_check, strcmp(verb, "prompt") != 0);
     if (rc >= 0) return rc;
     aw_contract *c = NULL;
-    if ((rc = load_contract(o.contract, &c))) return rc;
+    if ((rc = load_contract(a, o.contract, &c))) return rc;
     aw_buf in, out;
     aw_buf_init(&in, NULL);
     aw_buf_init(&out, NULL);
@@ -110,13 +124,15 @@ static int run(cli_args *a, const char *verb) {
             cli_report(name, &err);
             status = CLI_REJECTED;
         }
+        if (rc && !o.co.extract) hint_extract(name, &in);
         aw_free(NULL, issues);
     } else if (!strcmp(verb, "parse")) {
         aw_json_doc *doc = NULL;
         if (aw_contract_parse(c, in.data, in.len, &o.co, &doc, &err)) {
             cli_report(name, &err);
+            if (!o.co.extract) hint_extract(name, &in);
             status = CLI_REJECTED;
-        } else if (aw_json_write(aw_json_doc_root(doc), NULL, &out, &err) || aw_buf_putc(&out, '\n')) {
+        } else if (aw_json_write(aw_json_doc_root(doc), &cli_json_records, &out, &err) || aw_buf_putc(&out, '\n')) {
             status = CLI_REJECTED;
         }
         aw_json_doc_free(doc);

@@ -75,7 +75,7 @@ static int json_validate_or_format(cli_args *a, bool format) {
         aw_buf out;
         aw_buf_init(&out, NULL);
         aw_error err;
-        aw_json_write_options wo = {o.indent};
+        aw_json_write_options wo = {.indent = o.indent};
         if (aw_json_write(aw_json_doc_root(doc), &wo, &out, &err) || aw_buf_putc(&out, '\n')) {
             cli_report(cli_input_name(a->file), &err);
             status = CLI_REJECTED;

@@ -28,7 +28,7 @@ static const char repair_help[] =
     "  python_literals   True, False, None, undefined, NaN, Infinity; numbers such as\n"
     "                    01, +1, .5, 1., 1e, 0x1F\n"
     "  control_chars     raw newlines, tabs and control characters in strings;\n"
-    "                    bytes that are not UTF-8 (each becomes U+FFFD)\n"
+    "                    bytes that are not UTF-8 (U+FFFD per maximal subpart)\n"
     "  invalid_escapes   \\q, \\x41, a lone backslash (kept, escaped), \\' (a quote),\n"
     "                    and quotes inside a string that were not escaped\n"
     "  unclosed          strings, arrays and objects left open at the end\n"

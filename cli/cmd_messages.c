@@ -30,7 +30,10 @@ static const char encode_help[] =
     "([System], [User], [Assistant], [Tool Result] blocks; an assistant's tool\n"
     "calls as a fenced ```json block that 'messages toolcalls' reads back).\n"
     "A single user message that already is a <thread> is printed unchanged;\n"
-    "such a message among others has its events spliced in, ids renumbered.\n"
+    "such a message among others has its events spliced in, ids renumbered\n"
+    "(one that does not decode is text). Failed tool results are\n"
+    "status=\"error\" ([Tool Result: error]); images and files are described,\n"
+    "thinking blocks left out.\n"
     "\n"
     "  --encoding xml|text  output form (default xml)\n"
     "  --format F           openai, anthropic, langchain, or auto (default:\n"
@@ -38,7 +41,9 @@ static const char encode_help[] =
     "  --strip-ansi         remove ANSI colour/OSC sequences from XML bodies\n"
     "  -h, --help           this text\n"
     "\n"
-    "Errors name the message and field: FILE: message 3: 'role' must be a string.\n";
+    "Errors name where the message starts, its index in the array (from 0,\n"
+    "as content[0] and tool_calls[0] count too) and the field:\n"
+    "FILE:9:3: message 3: 'role' must be a string.\n";
 
 static const char toolcalls_help[] =
     "Usage: agentwire messages toolcalls [FILE]\n"
@@ -61,9 +66,11 @@ static const char detect_help[] =
     "\n"
     "  -h, --help  this text\n";
 
-static int print_line(const aw_buf *out) {
-    if (cli_write_stdout(out->data, out->len) || cli_write_stdout("\n", 1)) return CLI_REJECTED;
-    return CLI_OK;
+/* Output blocks go straight to stdout; a failed write is reported once. */
+static int write_block(void *ctx, const char *p, size_t n) {
+    int *failed = ctx;
+    if (cli_write_stdout(p, n)) *failed = 1;
+    return *failed;
 }
 
 static int messages_encode(cli_args *a) {
@@ -94,20 +101,17 @@ static int messages_encode(cli_args *a) {
         }
     }
     if (cli_args_done(a)) return CLI_USAGE;
-    aw_json_doc *doc;
-    if (cli_read_json(a->file, NULL, &doc)) return CLI_REJECTED;
-    aw_buf out;
-    aw_buf_init(&out, NULL);
+    /* Streamed: the input is read in place (mapped when it is a file), one
+     * message at a time, and the output written as it is produced. */
+    cli_input in;
+    if (cli_input_open(a->file, &in)) return CLI_REJECTED;
     aw_error err;
-    int status;
-    if (aw_messages_encode(aw_json_doc_root(doc), &o, &out, &err)) {
-        cli_report(cli_input_name(a->file), &err);
-        status = CLI_REJECTED;
-    } else {
-        status = print_line(&out);
-    }
-    aw_buf_free(&out);
-    aw_json_doc_free(doc);
+    int failed = 0, status = CLI_OK;
+    int rc = aw_messages_encode_json(in.data, in.len, &o, write_block, &failed, &err);
+    if (!rc && write_block(&failed, "\n", 1)) rc = AW_ESTOP;
+    if (rc && !failed) cli_report(cli_input_name(a->file), &err);
+    if (rc) status = CLI_REJECTED;
+    cli_input_close(&in);
     return status;
 }
 

@@ -16,7 +16,6 @@
 #include "agentwire/sink.h"
 #include "agentwire/tools.h"
 #include "cli.h"
-#include "cli_mcp_opts.h"
 #include "cli_run.h"
 
 static const char run_help[] =
@@ -79,6 +78,15 @@ static const char run_help[] =
     "  --accounting FILE         one JSON line per model request and per tool call\n"
     "  --trace FILE              every request and response body, keys redacted\n"
     "\n"
+    "Sessions (every run is stored; see 'agentwire sessions --help'):\n"
+    "  --store URL               sqlite:PATH or postgres://... (default\n"
+    "                            sqlite:$XDG_DATA_HOME/agentwire/sessions.db)\n"
+    "  --no-store                keep no session\n"
+    "  --session ID              continue that session with this task (its history,\n"
+    "                            nonce and slots go on; without --model, its options)\n"
+    "  --snapshot-preset NAME    the slim snapshot kept after each step: minimal,\n"
+    "                            standard (default), full\n"
+    "\n"
     "Terminal:\n"
     "  --quiet                   errors only on stderr\n"
     "  --verbose                 also the log's details\n";
@@ -127,25 +135,8 @@ static int text_or_file(const char *v, aw_buf *out)
     return cli_read_input(v + 1, out) ? CLI_REJECTED : CLI_OK;
 }
 
-typedef struct run_opts {
-    const char *models[16]; /* the --model, then each --fallback */
-    size_t nmodels;
-    const char *model;
-    const char *fallbacks[15];
-    size_t nfallbacks;
-    aw_provider_config pcfg;
-    aw_run_config rcfg;
-    aw_records_config rec;
-    const char *events[8];
-    size_t nevents;
-    const char *tools_path, *schema_path, *contract_name, *system;
-    bool transport_set, quiet, verbose;
-    unsigned retries;
-    bool retries_set;
-    cli_mcp_opts mcp;
-} run_opts;
 
-static int parse_options(cli_args *a, run_opts *o)
+int cli_run_parse(cli_args *a, run_opts *o)
 {
     const char *opt;
     while ((opt = cli_next_opt(a))) {
@@ -163,7 +154,7 @@ static int parse_options(cli_args *a, run_opts *o)
             return CLI_USAGE;                                                                                          \
     } while (0)
         if (cli_is_help(opt)) {
-            fputs(run_help, stdout);
+            fputs(o->help ? o->help : run_help, stdout);
             fputs(cli_mcp_help, stdout);
             return CLI_OK;
         } else if (!strcmp(opt, "--model")) {
@@ -322,6 +313,9 @@ static int parse_options(cli_args *a, run_opts *o)
         } else if ((n = cli_mcp_option(a, opt, &o->mcp)) != 0) {
             if (n < 0)
                 return CLI_USAGE;
+        } else if ((n = cli_session_option(a, o, opt)) != -1) {
+            if (n > 0)
+                return (int)n; /* a session option (cli_session.c), or a usage error in one */
         } else {
             return cli_usage_error(a, "unknown option '%s'", opt);
         }
@@ -330,11 +324,6 @@ static int parse_options(cli_args *a, run_opts *o)
     }
     if (a->nfiles > 1)
         return cli_usage_error(a, "one task only (put it in quotes)");
-    if (!o->model)
-        return cli_usage_error(a, "no model given (--model PROVIDER[:MODEL])");
-    o->models[o->nmodels++] = o->model;
-    for (size_t i = 0; i < o->nfallbacks; i++)
-        o->models[o->nmodels++] = o->fallbacks[i];
     return -1;
 }
 
@@ -397,10 +386,34 @@ int cli_run(int argc, char **argv)
     cli_args_init(&a, argc, argv, "run");
     run_opts o;
     memset(&o, 0, sizeof o);
-    int rc = parse_options(&a, &o);
+    int rc = cli_run_parse(&a, &o);
     if (rc >= 0)
         return rc;
+    aw_buf task;
+    aw_buf_init(&task, NULL);
+    rc = CLI_REJECTED;
+    if (!a.file || !strcmp(a.file, "-")) {
+        if (cli_read_input(NULL, &task))
+            goto out;
+    } else if (aw_buf_append_str(&task, a.file)) {
+        goto out;
+    }
+    while (task.len && (task.data[task.len - 1] == '\n' || task.data[task.len - 1] == '\r'))
+        task.data[--task.len] = 0;
+    if (!task.len) {
+        rc = cli_usage_error(&a, "no task given (an argument, or stdin)");
+        goto out;
+    }
+    rc = cli_run_go(&a, &o, task.data);
+out:
+    aw_buf_free(&task);
+    return rc;
+}
 
+int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
+{
+    cli_args a = *ap;
+    run_opts o = *po;
     aw_buf task, system;
     aw_buf_init(&task, NULL);
     aw_buf_init(&system, NULL);
@@ -414,22 +427,27 @@ int cli_run(int argc, char **argv)
     cli_run_ui *ui = NULL;
     aw_run *run = NULL;
     aw_error err;
-    rc = CLI_REJECTED;
+    int rc;
 
-    if (!a.file || !strcmp(a.file, "-")) {
-        if (cli_read_input(NULL, &task))
-            goto out;
-    } else if (aw_buf_append_str(&task, a.file)) {
+    /* the session (cli_session.c): the store, and a stored session's
+     * history and options when one is continued */
+    if ((rc = cli_session_open(&o, &task_text)) >= 0)
+        goto out;
+    rc = CLI_REJECTED;
+    if (!o.model) {
+        rc = cli_usage_error(&a, "no model given (--model PROVIDER[:MODEL])");
         goto out;
     }
-    while (task.len && (task.data[task.len - 1] == '\n' || task.data[task.len - 1] == '\r'))
-        task.data[--task.len] = 0;
-    if (!task.len) {
-        rc = cli_usage_error(&a, "no task given (an argument, or stdin)");
+    o.nmodels = 0;
+    o.models[o.nmodels++] = o.model;
+    for (size_t i = 0; i < o.nfallbacks; i++)
+        o.models[o.nmodels++] = o.fallbacks[i];
+    if (task_text && aw_buf_append_str(&task, task_text))
         goto out;
-    }
-    if (o.system && text_or_file(o.system, &system))
+    if (o.system_text ? aw_buf_append_str(&system, o.system_text) != 0
+                      : (o.system && text_or_file(o.system, &system)))
         goto out;
+    size_t user_system_len = system.len; /* what a stored session keeps (the contract's prompt is added again) */
     if (o.contract_name) {
         if ((rc = load_contract(o.contract_name, &contract)) != CLI_OK)
             goto out;
@@ -444,12 +462,16 @@ int cli_run(int argc, char **argv)
         aw_buf_free(&prompt);
         aw_buf query;
         aw_buf_init(&query, NULL);
-        if (contract_task(contract, task.data, &query)) {
+        if (task.len && !o.task_is_query && contract_task(contract, task.data, &query)) {
             aw_buf_free(&query);
             goto out;
         }
-        aw_buf_free(&task);
-        task = query;
+        if (query.len) {
+            aw_buf_free(&task);
+            task = query;
+        } else {
+            aw_buf_free(&query);
+        }
     }
     if (o.schema_path && load_json(o.schema_path, &schema_doc))
         goto out;
@@ -459,6 +481,8 @@ int cli_run(int argc, char **argv)
     ui = cli_run_ui_new(loop, o.quiet, o.verbose);
     if (!ui)
         goto out;
+    if (o.on_result)
+        cli_run_ui_set_result(ui, o.on_result, o.result_ctx);
     for (size_t i = 0; i < o.nevents; i++)
         if (!(sinks[i] = aw_sink_open(loop, o.events[i], NULL, &err)))
             goto fail;
@@ -504,13 +528,13 @@ int cli_run(int argc, char **argv)
         cli_run_ui_attach_tools(ui, box);
     rc = CLI_REJECTED;
 
-    aw_run_observer observers[2] = {aw_records_observer(records), cli_run_ui_observer(ui)};
+    aw_run_observer observers[3] = {aw_records_observer(records), cli_run_ui_observer(ui)};
     o.rcfg.models = models;
     o.rcfg.model_count = o.nmodels;
     o.rcfg.tools = box;
     o.rcfg.system_prompt = system.len ? system.data : NULL;
-    o.rcfg.task = task.data;
-    o.rcfg.final_schema = schema_doc ? aw_json_doc_root(schema_doc) : NULL;
+    o.rcfg.task = task.len ? task.data : NULL;
+    o.rcfg.final_schema = schema_doc ? aw_json_doc_root(schema_doc) : o.schema_value;
     o.rcfg.contract = contract;
     o.rcfg.observers = observers;
     o.rcfg.observer_count = 2;
@@ -520,6 +544,9 @@ int cli_run(int argc, char **argv)
         o.rcfg.ask = cli_run_ui_ask;
         o.rcfg.ask_ctx = ui;
     }
+    /* resume data, the session's id and the store's observer */
+    if (cli_session_configure(&o, &o.rcfg, &observers[2]))
+        goto out;
     if (!(run = aw_run_new(loop, &o.rcfg, &err))) {
         if (err.code == AW_EINVAL) {
             fprintf(stderr, "agentwire run: %s\n", err.message);
@@ -528,6 +555,8 @@ int cli_run(int argc, char **argv)
         }
         goto fail;
     }
+    if (cli_session_begin(&o, run, system.data, user_system_len))
+        goto out;
     rc = cli_run_ui_drive(ui, run);
     aw_error cerr;
     if (aw_records_close(records, &cerr)) {
@@ -555,5 +584,7 @@ out:
     aw_json_doc_free(schema_doc);
     aw_buf_free(&task);
     aw_buf_free(&system);
+    cli_session_free(&o);
+    *po = o;
     return rc;
 }

@@ -154,8 +154,8 @@ typedef struct env_ctx {
 static int on_envelope(void *vctx, const char *channel, const aw_json_value *envelope) {
     env_ctx *c = vctx;
     aw_buf_clear(&c->out);
-    int rc = aw_buf_append_str(&c->out, "{\"channel\":") || aw_json_write_string(&c->out, channel, strlen(channel)) ||
-             aw_buf_append_str(&c->out, ",\"envelope\":") || aw_json_write(envelope, NULL, &c->out, NULL) ||
+    int rc = aw_buf_append_str(&c->out, "{\"channel\":") || aw_json_write_string_opts(&c->out, channel, strlen(channel), &cli_json_records) ||
+             aw_buf_append_str(&c->out, ",\"envelope\":") || aw_json_write(envelope, &cli_json_records, &c->out, NULL) ||
              aw_buf_append_str(&c->out, "}\n") || cli_write_stdout(c->out.data, c->out.len);
     if (rc) c->failed = 1;
     return rc;

@@ -135,7 +135,7 @@ static int thread_decode(cli_args *a) {
     aw_buf_init(&out, NULL);
     const aw_json_value *events = aw_json_doc_root(doc);
     for (size_t i = 0; i < aw_json_count(events) && status == CLI_OK; i++) {
-        if (aw_json_write(aw_json_at(events, i), NULL, &out, &err) || aw_buf_putc(&out, '\n')) {
+        if (aw_json_write(aw_json_at(events, i), &cli_json_records, &out, &err) || aw_buf_putc(&out, '\n')) {
             cli_report(cli_input_name(a->file), &err);
             status = CLI_REJECTED;
         }

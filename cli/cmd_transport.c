@@ -558,7 +558,7 @@ static int write_record(x_ctx *c, const aw_x_event *ev, const char *kind, const 
         rc = aw_json_object_set_string(d, o, "kind", kind, strlen(kind));
         if (!rc) rc = aw_json_object_set_string(d, o, "text", text, len);
     }
-    if (!rc) rc = aw_json_write(o, NULL, &c->out, NULL);
+    if (!rc) rc = aw_json_write(o, &cli_json_records, &c->out, NULL);
     aw_json_doc_free(d);
     if (rc) {
         fprintf(stderr, "agentwire: out of memory\n");
@@ -587,6 +587,22 @@ static int on_event(void *vctx, const aw_x_event *ev) {
                      ev->kind == AW_X_TAG_CLOSE;
     if (streaming && !c->events) return 0;
     return write_record(c, ev, NULL, NULL, 0) ? 1 : 0;
+}
+
+/* A reply read from a file is raw bytes: made valid UTF-8 before it is
+ * fed (one U+FFFD per maximal invalid subpart), so that no record, visible
+ * text or final report carries bytes a consumer cannot decode. Replies a
+ * program takes from a provider's JSON stream are text already. */
+static int scrub_reply(aw_buf *in) {
+    aw_buf clean;
+    aw_buf_init(&clean, NULL);
+    if (aw_utf8_scrub(&clean, in->data, in->len)) {
+        aw_buf_free(&clean);
+        return -1;
+    }
+    aw_buf_free(in);
+    *in = clean;
+    return 0;
 }
 
 static int transport_extract(cli_args *a) {
@@ -637,6 +653,13 @@ static int transport_extract(cli_args *a) {
     aw_buf in;
     aw_buf_init(&in, NULL);
     if (cli_read_input(a->file, &in)) {
+        aw_buf_free(&in);
+        aw_json_doc_free(native);
+        session_free(&s);
+        return CLI_REJECTED;
+    }
+    if (!aw_utf8_is_valid(in.data, in.len) && scrub_reply(&in)) {
+        fprintf(stderr, "agentwire: out of memory\n");
         aw_buf_free(&in);
         aw_json_doc_free(native);
         session_free(&s);

@@ -10,19 +10,33 @@ static const char main_help[] =
     "output goes to stdout. Exit status: 0 success, 1 input rejected (stderr\n"
     "names the place as FILE:line:col: message), 2 usage error.\n"
     "\n"
-    "Groups:\n"
-    "  json       validate, format (JSON.stringify-exact) and check JSON lines\n"
-    "  thread     agent events <-> <thread> XML\n"
-    "  messages   chat messages (OpenAI, Anthropic, LangChain) -> <thread> XML or text,\n"
-    "             and tool calls written in fenced ```json blocks\n"
-    "  transport  the XML tool transport: per-turn notices, streaming tag\n"
+    "Groups and their commands:\n"
+    "  json validate|format|lines|repair\n"
+    "             strict JSON, JSON.stringify-exact output, JSON lines, and\n"
+    "             repair of broken model JSON\n"
+    "  thread encode|decode\n"
+    "             agent events <-> <thread> XML\n"
+    "  messages encode|toolcalls|detect\n"
+    "             chat messages (OpenAI, Anthropic, LangChain) -> <thread> XML or\n"
+    "             text; tool calls written in fenced ```json blocks; the shape\n"
+    "  transport next|past|extract\n"
+    "             the XML tool transport: per-turn notices, streaming tag\n"
     "             extraction and validation, final reports\n"
-    "  contract   <llmQuery>/<llmResponse> and your own XML contracts: validate,\n"
-    "             parse to typed JSON, build, system prompt\n"
-    "  snapshot   slim agent-state snapshots and restore\n"
-    "  envelope   agent runtime events -> UI event envelopes\n"
-    "  run        run an agent: a model, tools and MCP servers, budgets, records\n"
-    "  mcp        MCP servers' tools: list them, call one\n"
+    "  contract validate|parse|build|prompt\n"
+    "             <llmQuery>/<llmResponse> and your own XML contracts\n"
+    "  snapshot slim|restore\n"
+    "             slim agent-state snapshots and restore\n"
+    "  envelope   agent runtime events -> UI event envelopes (no command)\n"
+    "\n"
+    "Running agents:\n"
+    "  run        an agent: a model, tools, the task; the final report on stdout\n"
+    "             (every run is stored as a session)\n"
+    "  resume     continue a session's cut run from its last stored step\n"
+    "  sessions list|show|export|rm|gc\n"
+    "             stored sessions\n"
+    "  chat       one exchange of a conversation with memory (<llmQuery>/<llmResponse>)\n"
+    "  mcp list|call\n"
+    "             MCP servers' tools (--mcp-config FILE): list them, call one\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -42,6 +56,9 @@ static const group groups[] = {
     {"snapshot", cli_snapshot},
     {"envelope", cli_envelope},
     {"run", cli_run},
+    {"resume", cli_resume},
+    {"sessions", cli_sessions},
+    {"chat", cli_chat},
     {"mcp", cli_mcp},
 };
 

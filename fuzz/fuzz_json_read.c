@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     if (!has_nonfinite(root) && !aw_json_equal(root, aw_json_doc_root(doc2))) abort();
     if (aw_json_write(aw_json_doc_root(doc2), NULL, &b, &err)) abort();
     if (a.len != b.len || memcmp(a.data, b.data, a.len) != 0) abort();
-    aw_json_write_options wo = {2};
+    aw_json_write_options wo = {.indent = 2};
     aw_json_doc *doc3 = NULL;
     if (aw_json_write(root, &wo, &ind, &err)) abort();
     if (aw_json_parse(ind.data, ind.len, NULL, &doc3, &err)) abort();

@@ -4,8 +4,10 @@
  *
  * Checked beyond "no crash": a failure carries a message; XML output that
  * is not a pass-through decodes as a thread (so it is well-formed whatever
- * the input held); the text form's calls read back without error; the
- * tool-call result has its three members and every error a position. */
+ * the input held); every output is valid UTF-8; the text form's calls read
+ * back without error; the tool-call result has its three members, its
+ * visible text valid UTF-8, and every error a position; the streamed
+ * encoder (aw_messages_encode_json) gives the same bytes or error. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +37,8 @@ static void encode_all(const aw_json_value *root, int strip) {
             aw_error err;
             if (aw_messages_encode(root, &o, &out, &err)) {
                 if (err.code == 0 || err.message[0] == '\0' || out.len != 0) abort();
+            } else if (!aw_utf8_is_valid(out.data, out.len)) {
+                abort(); /* every form, the pass-through too, is valid UTF-8 */
             } else if (enc) {
                 check_text_calls(&out);
             } else if (!may_pass_through(root)) {
@@ -55,8 +59,10 @@ static void parse_calls(const char *text, size_t len) {
     const aw_json_value *visible = aw_json_get(root, "text");
     const aw_json_value *errors = aw_json_get(root, "errors");
     if (!aw_json_is_array(calls) || !aw_json_is_string(visible) || !aw_json_is_array(errors)) abort();
-    /* blocks are only ever removed */
-    if (visible->u.str.len > len) abort();
+    /* blocks are only ever removed; bytes that are not UTF-8 become
+     * U+FFFD (3 bytes for at least one), so the text is valid UTF-8 */
+    if (visible->u.str.len > 3 * len) abort();
+    if (!aw_utf8_is_valid(visible->u.str.ptr, visible->u.str.len)) abort();
     for (size_t i = 0; i < aw_json_count(errors); i++) {
         const aw_json_value *line = aw_json_get(aw_json_at(errors, i), "line");
         if (!aw_json_is_number(line) || line->u.num.d < 1) abort();
@@ -70,9 +76,33 @@ static void parse_calls(const char *text, size_t len) {
     aw_json_doc_free(doc);
 }
 
+static int to_buf(void *ctx, const char *p, size_t n) { return aw_buf_append(ctx, p, n); }
+
+/* The streamed encoder gives the bytes, or the error, of parse + encode. */
+static void check_stream(const char *text, size_t size) {
+    for (int enc = 0; enc < 2; enc++) {
+        aw_messages_options o = {AW_MESSAGES_AUTO, enc ? AW_MESSAGES_TEXT : AW_MESSAGES_XML, false, NULL};
+        aw_buf whole, streamed;
+        aw_buf_init(&whole, NULL);
+        aw_buf_init(&streamed, NULL);
+        aw_error we, se;
+        aw_json_doc *doc = NULL;
+        int wrc = aw_json_parse(text, size, NULL, &doc, &we);
+        if (!wrc) wrc = aw_messages_encode(aw_json_doc_root(doc), &o, &whole, &we);
+        aw_json_doc_free(doc);
+        int src = aw_messages_encode_json(text, size, &o, to_buf, &streamed, &se);
+        if (wrc != src) abort();
+        if (wrc && (strcmp(we.message, se.message) || streamed.len)) abort();
+        if (!wrc && (whole.len != streamed.len || (whole.len && memcmp(whole.data, streamed.data, whole.len)))) abort();
+        aw_buf_free(&whole);
+        aw_buf_free(&streamed);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     const char *text = (const char *)data;
     parse_calls(text, size);
+    check_stream(text, size);
     aw_json_doc *doc = NULL;
     aw_error err;
     if (aw_json_parse(text, size, NULL, &doc, &err)) return 0;

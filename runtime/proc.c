@@ -154,20 +154,28 @@ static void reap(aw_proc *p)
     /* Report from the loop, never from inside the caller's aw_proc_* call. */
     if (!p->report_timer)
         p->report_timer = aw_loop_timer(p->loop, 0, report_now, p);
+    /* No memory for the timer: report now rather than never (reap runs
+     * only from the loop's callbacks, inside enter/leave). */
+    if (!p->report_timer)
+        maybe_report_exit(p);
 }
 
 static void on_pidfd(void *ctx, int fd, unsigned ev)
 {
     (void)fd;
     (void)ev;
-    reap(ctx);
+    aw_proc *p = ctx;
+    enter(p);
+    reap(p);
+    leave(p);
 }
 
 static void on_poll_timer(void *ctx)
 {
     aw_proc *p = ctx;
+    enter(p);
     reap(p);
-    if (!p->exited && p->poll_timer)
+    if (leave(p) && !p->exited && p->poll_timer)
         aw_timer_reset(p->poll_timer, EXIT_POLL_MS);
 }
 

@@ -10,6 +10,9 @@
 /* One line per kind (one file per kind: provider_KIND.c). */
 static const aw_provider_ops *const kinds[] = {
     &aw_provider_replay_ops,
+    &aw_provider_claude_cli_ops,
+    &aw_provider_codex_cli_ops,
+    &aw_provider_exec_ops,
 };
 
 const char *const aw_provider_kinds[] = {
@@ -138,6 +141,14 @@ void aw_model_call_cancel(aw_model_call *c)
 {
     if (!c)
         return;
+    if (c->depth > 0) {
+        /* Cancelled from inside one of its own callbacks: the provider is
+         * on the stack and still holds c. It sees the stop when the
+         * callback returns and ends with aw_model_call_done, which then
+         * reports nothing and frees c. */
+        c->stopped = true;
+        return;
+    }
     c->provider->ops->cancel(c);
     aw_free(c->provider->alloc, c);
 }
@@ -146,7 +157,10 @@ int aw_model_call_text(aw_model_call *c, const char *p, size_t n)
 {
     if (c->stopped || n == 0 || !c->fns.on_text)
         return c->stopped;
-    if (c->fns.on_text(c->ctx, p, n))
+    c->depth++;
+    int rc = c->fns.on_text(c->ctx, p, n);
+    c->depth--;
+    if (rc)
         c->stopped = true;
     return c->stopped;
 }
@@ -155,7 +169,10 @@ int aw_model_call_reasoning(aw_model_call *c, const char *p, size_t n)
 {
     if (c->stopped || n == 0 || !c->fns.on_reasoning)
         return c->stopped;
-    if (c->fns.on_reasoning(c->ctx, p, n))
+    c->depth++;
+    int rc = c->fns.on_reasoning(c->ctx, p, n);
+    c->depth--;
+    if (rc)
         c->stopped = true;
     return c->stopped;
 }
@@ -164,7 +181,10 @@ int aw_model_call_tool(aw_model_call *c, const aw_chat_call *call)
 {
     if (c->stopped || !c->fns.on_tool_call)
         return c->stopped;
-    if (c->fns.on_tool_call(c->ctx, call))
+    c->depth++;
+    int rc = c->fns.on_tool_call(c->ctx, call);
+    c->depth--;
+    if (rc)
         c->stopped = true;
     return c->stopped;
 }

@@ -2,8 +2,10 @@
  * line, in order:
  *
  *   {"text": "...", "tool_calls": [{"id", "name", "arguments"}], "usage": {...},
- *    "stop_reason": "stop", "chunks": 16 | ["pie", "ces"], "delay_ms": 5}
+ *    "stop_reason": "stop", "chunks": 16 | ["pie", "ces"], "delay_ms": 5, "turn": 3}
  *
+ * `turn` (optional) marks the turn a line answers: a request of a later
+ * turn passes over it, so a recording resumes where a session was cut.
  * `chunks` streams the text in pieces of that many bytes (or the pieces
  * given, which then are the text), `delay_ms` waits that long before each
  * piece. A line {"error": "...", "http_status": 500, "retryable": true}
@@ -302,6 +304,15 @@ static void step(void *ctx)
 static int replay_send(aw_provider *p, aw_model_call *call, const aw_model_request *req, aw_error *err)
 {
     replay *r = p->impl;
+    /* A line with "turn": N answers no request before turn N: a resumed
+     * session's run starts at a later turn, and the lines of the turns
+     * already stored are passed over. */
+    while (r->next < r->count) {
+        const aw_json_value *t = aw_json_get(aw_json_doc_root(r->docs[r->next]), "turn");
+        if (!aw_json_is_number(t) || t->u.num.d >= (double)req->turn)
+            break;
+        r->next++;
+    }
     if (r->next >= r->count)
         return aw_rt_error(err, AW_EINVAL, "replay: %s has no reply left for request %zu (it holds %zu)",
                            r->path, r->next + 1, r->count);

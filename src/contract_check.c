@@ -549,6 +549,18 @@ static int run_check(const aw_contract *c, const char *xml, size_t len, const aw
     return k->count ? AW_EVALID : 0;
 }
 
+/* The first issue as the error, in the form the command prints each issue
+ * of validate ("code: /path: message", the path left out when it is the
+ * document's), so validate and parse name one fault the same way. */
+static void first_issue(const aw_contract_issue *is, aw_error *err) {
+    aw__error_set(err, AW_EVALID, "%s: %s%s%s", aw_contract_code_name(is->code), is->path, is->path[0] ? ": " : "",
+                  is->message);
+    if (err) {
+        err->line = is->line;
+        err->column = is->column;
+    }
+}
+
 int aw_contract_validate(const aw_contract *c, const char *xml, size_t len,
                          const aw_contract_options *opts, aw_contract_issue **issues,
                          size_t *issue_count, aw_error *err) {
@@ -566,12 +578,7 @@ int aw_contract_validate(const aw_contract *c, const char *xml, size_t len,
     if (rc) {
         *issues = k.issues;
         *issue_count = k.count;
-        aw__error_set(err, AW_EVALID, "%s: %s", k.issues[0].path[0] ? k.issues[0].path : "document",
-                      k.issues[0].message);
-        if (err) {
-            err->line = k.issues[0].line;
-            err->column = k.issues[0].column;
-        }
+        first_issue(&k.issues[0], err);
         return AW_EVALID;
     }
     aw_free(k.alloc, k.issues);
@@ -598,12 +605,7 @@ int aw_contract_parse(const aw_contract *c, const char *xml, size_t len,
     aw__contract_tree_free(&tree);
     if (rc) {
         if (rc == AW_EVALID && k.count) {
-            aw__error_set(err, AW_EVALID, "%s: %s", k.issues[0].path[0] ? k.issues[0].path : "document",
-                          k.issues[0].message);
-            if (err) {
-                err->line = k.issues[0].line;
-                err->column = k.issues[0].column;
-            }
+            first_issue(&k.issues[0], err);
         } else {
             aw__error_set(err, AW_ENOMEM, "out of memory");
         }

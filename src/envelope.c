@@ -191,11 +191,54 @@ static size_t base_name(const char *s, size_t n) {
     return b;
 }
 
+/* The fields each event may have besides "event" and "at". A field not
+ * among them is an error: a misspelt one ("toolCallId", "text" for
+ * "chunk") would otherwise be passed over and its value silently lost,
+ * or the event dropped (a stream_chunk without its chunk). */
+static const struct {
+    const char *kind;
+    const char *fields;
+} known_fields[] = {
+    {"step_started", "step_number, message_count, available_tools"},
+    {"step_completed", "step_number, has_tool_calls, errors, finish_reason, usage, duration_ms, continuation"},
+    {"tool_started", "tool_name, tool_call_id, args"},
+    {"tool_completed", "tool_name, tool_call_id, success, error, duration_ms, result"},
+    {"stream_chunk", "chunk, is_complete, tokens_delta"},
+    {"status", "status, stop_reason, step_count, error_message, last_response"},
+    {"continuation_evaluated", "step_number, should_continue, stop_reason, resolved_by, evaluations"},
+};
+
+/* 1 when key is one of the names in list ("a, b, c"). */
+static int listed(const char *list, const char *key, size_t n) {
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !memcmp(p, key, n)) return 1;
+        p += len;
+        while (*p == ',' || *p == ' ') p++;
+    }
+    return 0;
+}
+
+static int check_fields(const aw_json_value *ev, const char *kind, aw_error *err) {
+    for (size_t i = 0; i < sizeof known_fields / sizeof known_fields[0]; i++) {
+        if (strcmp(kind, known_fields[i].kind)) continue;
+        for (size_t m = 0; m < ev->u.obj.count; m++) {
+            const aw_json_member *f = &ev->u.obj.members[m];
+            if (listed("event, at", f->key, f->key_len) || listed(known_fields[i].fields, f->key, f->key_len)) continue;
+            return aw__error_set(err, AW_ETYPE, "a %s event has no field '%.*s' (its fields: %s)", kind,
+                                 (int)(f->key_len > 40 ? 40 : f->key_len), f->key, known_fields[i].fields);
+        }
+        return 0;
+    }
+    return 0; /* an unknown kind is reported where the kinds are told apart */
+}
+
 int aw_envelope_adapter_handle(aw_envelope_adapter *a, const aw_json_value *ev, int64_t now_ms, aw_error *err) {
     if (!a || !ev) return aw__error_set(err, AW_EINVAL, "invalid arguments");
     if (!aw_json_is_object(ev)) return aw__error_set(err, AW_ETYPE, "an event must be a JSON object");
     const aw_json_value *kind = aw_json_get(ev, "event");
     if (!aw_json_is_string(kind)) return aw__error_set(err, AW_ETYPE, "field 'event' must be a string");
+    if (check_fields(ev, kind->u.str.ptr, err)) return AW_ETYPE;
     int64_t at = now_ms;
     const aw_json_value *atv = aw_json_get(ev, "at");
     if (atv && (!aw_json_is_string(atv) || aw_time_parse_rfc3339(atv->u.str.ptr, atv->u.str.len, &at)))

@@ -44,7 +44,7 @@
  *  - {"a": "b, "c": 1}: a string whose quote after a comma opens something
  *    followed by a colon ends before that comma (UNCLOSED).
  *  - raw control characters in strings are escaped; bytes that are not
- *    UTF-8 become U+FFFD, one per byte (CONTROL_CHARS).
+ *    UTF-8 become U+FFFD, one per maximal subpart (CONTROL_CHARS).
  *  - keys without quotes, and bare words where a value belongs, become
  *    strings (UNQUOTED_KEYS): {a: b c} -> {"a":"b c"}. An unquoted key runs
  *    to its colon ({first name: 1}); with no colon before the next
@@ -739,7 +739,7 @@ static void parse_string(rp *r, int q, size_t qlen, int key) {
         } else { /* not UTF-8 (curly quotes were taken above) */
             PUTS(r, "\xEF\xBF\xBD");
             r->steps |= AW_REPAIR_CONTROL_CHARS;
-            i++;
+            i += aw__utf8_subpart_len(s + i, n - i);
         }
     }
 }
@@ -1134,7 +1134,7 @@ static HOT size_t lane_string(const unsigned char *s, size_t i, size_t n, lane_o
                 memcpy(o, "\xEF\xBF\xBD", 3);
                 o += 3;
                 lo->steps |= AW_REPAIR_CONTROL_CHARS;
-                i++;
+                i += aw__utf8_subpart_len(s + i, n - i);
             }
         } else {
             o += control_escape(c, o);

@@ -4,6 +4,7 @@
  * are written without recursion. Objects that need reordering (array-index
  * keys first, duplicate keys collapsed) get an order computed once per
  * object; the common object is written as stored. */
+#include <stdbool.h>
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -80,34 +81,29 @@ static inline char *put_hex_escape(char *o, uint32_t cp) {
 }
 
 /* The non-ASCII sequence at s[*i] (len bytes in all), as JSON.stringify
- * writes the JavaScript string it stands for. */
-static char *put_non_ascii(char *o, const unsigned char *s, size_t *i, size_t len) {
+ * writes the JavaScript string it stands for. A surrogate's 3-byte form is
+ * a lone "\udxxx" escape the reader kept: JSON.stringify writes it back as
+ * that escape, or, when replace_lone is set, U+FFFD (what a UTF-16 to
+ * UTF-8 encoder makes of it), so that strict consumers accept the output.
+ * Two such forms in a row are two lone surrogates, never joined into an
+ * astral character: the reader joins real escaped pairs itself, so such a
+ * row only comes from bytes that were never JSON (CESU-8). Bytes that are
+ * not UTF-8 at all cannot be in a JavaScript string: each maximal subpart
+ * becomes U+FFFD, as a decoder shows it. */
+static char *put_non_ascii(char *o, const unsigned char *s, size_t *i, size_t len, bool replace_lone) {
     size_t n = aw__utf8_seq_len(s + *i, len - *i);
     if (n) {
         for (size_t k = 0; k < n; k++) o[k] = (char)s[*i + k];
         *i += n;
         return o + n;
     }
-    if (aw__utf8_is_surrogate(s + *i, len - *i)) {
+    if (aw__utf8_is_surrogate(s + *i, len - *i) && !replace_lone) {
         uint32_t cp = aw__utf8_decode(s + *i, 3);
-        /* A high surrogate form followed by a low one (strings joined
-         * after parsing "\ud83d" and "\ude00") is a pair in JavaScript,
-         * which JSON.stringify writes as the character itself: write its
-         * 4-byte UTF-8 form. */
-        if (cp < 0xDC00 && aw__utf8_is_surrogate(s + *i + 3, len - *i - 3)) {
-            uint32_t lo = aw__utf8_decode(s + *i + 3, 3);
-            if (lo >= 0xDC00) {
-                *i += 6;
-                return o + aw__utf8_encode(0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00), o);
-            }
-        }
         *i += 3;
         return put_hex_escape(o, cp);
     }
-    /* not UTF-8 at all: JavaScript strings cannot hold such a byte, so
-     * write what a decoder would show, U+FFFD */
     memcpy(o, "\xEF\xBF\xBD", 3);
-    *i += 1;
+    *i += aw__utf8_invalid_len(s + *i, len - *i);
     return o + 3;
 }
 
@@ -127,7 +123,7 @@ static inline char *put_escape(char *o, unsigned char c) {
     return put_hex_escape(o, c);
 }
 
-int aw_json_write_string(aw_buf *out, const char *str, size_t len) {
+static int write_string(aw_buf *out, const char *str, size_t len, bool replace_lone) {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
     size_t first = len > BLOCK ? BLOCK : len;
@@ -159,7 +155,7 @@ int aw_json_write_string(aw_buf *out, const char *str, size_t len) {
                 if (i == block_end) break;
             }
             if (s[i] >= 0x80) {
-                o = put_non_ascii(o, s, &i, len);
+                o = put_non_ascii(o, s, &i, len, replace_lone);
             } else {
                 o = put_escape(o, s[i]);
                 i++;
@@ -175,6 +171,14 @@ int aw_json_write_string(aw_buf *out, const char *str, size_t len) {
     out->len = (size_t)(o - out->data);
     *o = '\0';
     return 0;
+}
+
+int aw_json_write_string(aw_buf *out, const char *str, size_t len) {
+    return write_string(out, str, len, false);
+}
+
+int aw_json_write_string_opts(aw_buf *out, const char *str, size_t len, const aw_json_write_options *opts) {
+    return write_string(out, str, len, opts && opts->replace_lone_surrogates);
 }
 
 int aw_json_write_number(aw_buf *out, double d) {
@@ -213,6 +217,7 @@ typedef struct writer {
     aw_buf *out;
     const aw_allocator *alloc;
     int indent;
+    bool replace_lone;
     wframe *stack;
     size_t depth, cap;
     aw_error *err;
@@ -295,7 +300,7 @@ static int write_scalar(writer *w, const aw_json_value *v) {
     case AW_JSON_NULL: return put_bytes(w->out, "null", 4);
     case AW_JSON_BOOL: return v->u.b ? put_bytes(w->out, "true", 4) : put_bytes(w->out, "false", 5);
     case AW_JSON_NUMBER: return write_num(w->out, v);
-    case AW_JSON_STRING: return aw_json_write_string(w->out, v->u.str.ptr, v->u.str.len);
+    case AW_JSON_STRING: return write_string(w->out, v->u.str.ptr, v->u.str.len, w->replace_lone);
     default: return aw__error_set(w->err, AW_EINVAL, "value of unknown type %d", v->type);
     }
 }
@@ -326,7 +331,7 @@ static int run(writer *w, const aw_json_value *root) {
             if (w->indent || !put_plain_key(w->out, m, f->next != 0)) {
                 if (f->next && (rc = put_char(w->out, ','))) return rc;
                 if (w->indent && (rc = newline_indent(w, w->depth))) return rc;
-                if ((rc = aw_json_write_string(w->out, m->key, m->key_len))) return rc;
+                if ((rc = write_string(w->out, m->key, m->key_len, w->replace_lone))) return rc;
                 if ((rc = w->indent ? put_bytes(w->out, ": ", 2) : put_char(w->out, ':'))) return rc;
             }
             child = f->order ? &f->v->u.obj.members[f->value_of[idx]].value : &m->value;
@@ -344,8 +349,11 @@ static int run(writer *w, const aw_json_value *root) {
 int aw_json_write(const aw_json_value *v, const aw_json_write_options *opts, aw_buf *out,
                   aw_error *err) {
     if (!v || !out) return aw__error_set(err, AW_EINVAL, "NULL value or buffer");
-    writer w = {out, out->alloc, 0, NULL, 0, 0, err};
-    if (opts) w.indent = opts->indent < 0 ? 0 : opts->indent > 10 ? 10 : opts->indent;
+    writer w = {out, out->alloc, 0, false, NULL, 0, 0, err};
+    if (opts) {
+        w.indent = opts->indent < 0 ? 0 : opts->indent > 10 ? 10 : opts->indent;
+        w.replace_lone = opts->replace_lone_surrogates;
+    }
     size_t start = out->len;
     int rc = run(&w, v);
     while (w.depth) free_frame(&w, &w.stack[--w.depth]);

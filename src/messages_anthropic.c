@@ -3,13 +3,14 @@
  *   {"role": "user"|"assistant", "content": string | [block, ...]}
  *   block: {"type": "text", "text"}
  *          {"type": "tool_use", "id", "name", "input"}          (assistant)
- *          {"type": "tool_result", "tool_use_id", "content"}    (user)
+ *          {"type": "tool_result", "tool_use_id", "content", "is_error"} (user)
  *
  * A user message's tool_result blocks become tool messages of their own, in
  * block order; the text around them becomes user messages (text blocks
- * between two results joined with "\n"). Blocks of other types (image,
- * document, thinking, ...) are written as their compact JSON, so nothing is
- * silently dropped. The request's top-level "system" is read by
+ * between two results joined with "\n"); a result with "is_error": true is
+ * a failed one. Image and document blocks are described ("[image:
+ * image/png, 34 KB]"), thinking blocks left out (messages_media.c); blocks
+ * of other types are written as their compact JSON. The request's top-level "system" is read by
  * aw__msg_read. "system" is also accepted as a role, since lists that put
  * the system prompt first are common. */
 #include <stdio.h>
@@ -52,10 +53,14 @@ static int read_tool_result(aw__msg_list *l, const aw_json_value *block, size_t 
     snprintf(field, sizeof field, "content[%zu].content", i);
     rc = aw__msg_text_parts(l, aw_json_get(block, "content"), index, field, &text, err);
     if (rc) return rc;
+    const aw_json_value *is_error = aw_json_get(block, "is_error");
+    if (is_error && is_error->type != AW_JSON_NULL && is_error->type != AW_JSON_BOOL)
+        return aw__error_set(err, AW_ETYPE, "message %zu: 'content[%zu].is_error' must be a boolean", index, i);
     aw__msg *m = aw__msg_push(l, AW__MSG_TOOL, index);
     if (!m) return oom(err);
     m->text = text;
     m->call_id = call_id;
+    m->failed = is_error && is_error->type == AW_JSON_BOOL && is_error->u.b;
     return 0;
 }
 
@@ -121,8 +126,10 @@ static int read_assistant_blocks(aw__msg_list *l, const aw_json_value *content, 
 }
 
 int aw__msg_read_anthropic(aw__msg_list *l, const aw_json_value *msgs, aw_error *err) {
-    for (size_t i = 0; i < msgs->u.arr.count; i++) {
-        const aw_json_value *msg = &msgs->u.arr.items[i];
+    for (size_t k = 0; k < msgs->u.arr.count; k++) {
+        const aw_json_value *msg = &msgs->u.arr.items[k];
+        size_t i = l->base + k; /* the message's index in the whole input */
+        l->reading = k;
         if (!aw_json_is_object(msg))
             return aw__error_set(err, AW_ETYPE, "message %zu: must be a JSON object", i);
         aw_text r;

@@ -4,7 +4,8 @@
  * is an Anthropic request; otherwise the messages (the array, or the
  * object's "messages") are looked at in order and the first that tells
  * decides:
- *   - "type" and no "role" (or an "lc" constructor)        -> LangChain
+ *   - "type" and no "role" (or an "lc" constructor), or
+ *     type generic (a ChatMessage, which has a role too)   -> LangChain
  *   - role tool/developer/function, or "tool_calls",
  *     "tool_call_id" or "function_call"                    -> OpenAI
  *   - a content block tool_use, tool_result, thinking,
@@ -37,9 +38,12 @@ static aw_messages_format from_blocks(const aw_json_value *content) {
     return AW_MESSAGES_AUTO;
 }
 
-static aw_messages_format from_message(const aw_json_value *msg) {
+aw_messages_format aw__msg_detect_one(const aw_json_value *msg) {
     if (!aw_json_is_object(msg)) return AW_MESSAGES_AUTO;
     const aw_json_value *role = aw_json_get(msg, "role");
+    const aw_json_value *type = aw_json_get(msg, "type");
+    /* LangChain's ChatMessage has both (flat {"type": "generic", "role"}) */
+    if (str_is(type, "generic") || str_is(type, "chat") || str_is(type, "ChatMessage")) return AW_MESSAGES_LANGCHAIN;
     if (!role) {
         if (aw_json_is_string(aw_json_get(msg, "type"))) return AW_MESSAGES_LANGCHAIN;
         return AW_MESSAGES_AUTO;
@@ -60,7 +64,7 @@ aw_messages_format aw_messages_detect(const aw_json_value *input) {
     int any_role = 0;
     for (size_t i = 0; i < msgs->u.arr.count; i++) {
         const aw_json_value *msg = &msgs->u.arr.items[i];
-        aw_messages_format f = from_message(msg);
+        aw_messages_format f = aw__msg_detect_one(msg);
         if (f != AW_MESSAGES_AUTO) return f;
         if (aw_json_get(msg, "role")) any_role = 1;
     }

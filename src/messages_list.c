@@ -21,6 +21,12 @@ void aw__msg_list_free(aw__msg_list *l) {
     memset(l, 0, sizeof *l);
 }
 
+void aw__msg_list_clear(aw__msg_list *l) {
+    l->count = 0;
+    l->ncalls = 0;
+    aw__arena_reset(&l->arena);
+}
+
 aw__msg *aw__msg_push(aw__msg_list *l, aw__msg_role role, size_t index) {
     if (l->count == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
@@ -99,13 +105,19 @@ static int is_tool_use(const aw_json_value *part) {
     return aw_json_is_string(type) && type->u.str.len == 8 && memcmp(type->u.str.ptr, "tool_use", 8) == 0;
 }
 
+/* Part i is not a piece of the text: a tool_use block (when skipped) or a
+ * thinking block. */
+static bool left_out(const aw_json_value *part, bool skip_tool_use) {
+    return (skip_tool_use && is_tool_use(part)) || aw__msg_part_kind(part) == AW__PART_HIDDEN;
+}
+
 int aw__msg_join(aw__msg_list *l, const aw_json_value *arr, size_t from, size_t to, bool skip_tool_use,
                  size_t index, const char *field, aw_text *out, aw_error *err) {
     const aw_json_value *items = arr->u.arr.items, *only = NULL;
     size_t pieces = 0;
     for (size_t i = from; i < to; i++) {
         const aw_json_value *text = NULL;
-        if (skip_tool_use && is_tool_use(&items[i])) continue;
+        if (left_out(&items[i], skip_tool_use)) continue;
         if (text_part(&items[i], &text) && !text)
             return aw__error_set(err, AW_ETYPE, "message %zu: '%s[%zu].text' must be a string", index,
                                  field, i);
@@ -123,11 +135,13 @@ int aw__msg_join(aw__msg_list *l, const aw_json_value *arr, size_t from, size_t 
     pieces = 0;
     for (size_t i = from; i < to && !rc; i++) {
         const aw_json_value *text = NULL;
-        if (skip_tool_use && is_tool_use(&items[i])) continue;
+        if (left_out(&items[i], skip_tool_use)) continue;
         if (pieces++) rc = aw_buf_putc(&l->scratch, '\n');
         if (rc) break;
         if (text_part(&items[i], &text))
             rc = aw_buf_append(&l->scratch, text->u.str.ptr, text->u.str.len);
+        else if (aw__msg_part_kind(&items[i]) == AW__PART_MEDIA)
+            rc = aw__msg_describe_media(&items[i], &l->scratch);
         else
             rc = aw_json_write(&items[i], NULL, &l->scratch, NULL);
     }

@@ -6,7 +6,10 @@
  *    "tool_call_id": ...}
  *
  * developer is the newer name of system. The legacy assistant
- * "function_call" {"name", "arguments"} is read as one call without an id. */
+ * "function_call" {"name", "arguments"} is read as one call without an id,
+ * and the legacy result {"role": "function", "name", "content"} as a tool
+ * output named by its "name". Image, audio and file parts are described,
+ * not pasted (messages_media.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -44,11 +47,11 @@ static int read_role(const aw_json_value *msg, size_t index, aw__msg_role *role,
     if (is(r, "system") || is(r, "developer")) *role = AW__MSG_SYSTEM;
     else if (is(r, "user")) *role = AW__MSG_USER;
     else if (is(r, "assistant")) *role = AW__MSG_ASSISTANT;
-    else if (is(r, "tool")) *role = AW__MSG_TOOL;
+    else if (is(r, "tool") || is(r, "function")) *role = AW__MSG_TOOL;
     else
         return aw__error_set(err, AW_EVALID,
                              "message %zu: unknown role '%.*s' (expected system, developer, user, "
-                             "assistant or tool)",
+                             "assistant, tool or function)",
                              index, (int)(r.len > 40 ? 40 : r.len), r.ptr);
     return 0;
 }
@@ -80,8 +83,10 @@ static int read_calls(aw__msg_list *l, const aw_json_value *msg, size_t index, a
 }
 
 int aw__msg_read_openai(aw__msg_list *l, const aw_json_value *msgs, aw_error *err) {
-    for (size_t i = 0; i < msgs->u.arr.count; i++) {
-        const aw_json_value *msg = &msgs->u.arr.items[i];
+    for (size_t k = 0; k < msgs->u.arr.count; k++) {
+        const aw_json_value *msg = &msgs->u.arr.items[k];
+        size_t i = l->base + k; /* the message's index in the whole input */
+        l->reading = k;
         if (!aw_json_is_object(msg))
             return aw__error_set(err, AW_ETYPE, "message %zu: must be a JSON object", i);
         aw__msg_role role = AW__MSG_USER;
@@ -93,10 +98,17 @@ int aw__msg_read_openai(aw__msg_list *l, const aw_json_value *msgs, aw_error *er
         if (role == AW__MSG_TOOL && (rc = aw__msg_opt_string(msg, "tool_call_id", i, "tool_call_id",
                                                              &call_id, err)))
             return rc;
+        /* the legacy function result names itself: {"role": "function", "name"} */
+        aw_text tool_name = {NULL, 0};
+        const aw_json_value *r = aw_json_get(msg, "role");
+        if (role == AW__MSG_TOOL && r->u.str.len == 8 && memcmp(r->u.str.ptr, "function", 8) == 0 &&
+            (rc = aw__msg_req_string(msg, "name", i, "name", &tool_name, err)))
+            return rc;
         aw__msg *m = aw__msg_push(l, role, i);
         if (!m) return oom(err);
         m->text = text;
         m->call_id = call_id;
+        m->tool_name = tool_name;
         if (role == AW__MSG_ASSISTANT && (rc = read_calls(l, msg, i, err))) return rc;
     }
     return 0;

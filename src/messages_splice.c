@@ -3,6 +3,10 @@
  * continuing the running count, so a thread is never wrapped (escaped)
  * inside another one, which the reference does.
  *
+ * Content that starts with "<thread>" but does not decode (users type
+ * "<thread>"; a prefill after </thread> counts too) is no thread: the
+ * caller writes it as a human line, as the reference writes every message.
+ *
  * The events keep their own iteration. They are written by the thread
  * encoder, in the thread layout: no call_id (the decoder's toolCallIds may
  * be invented "call_<id>" ones, which would point at the old ids). */
@@ -113,22 +117,10 @@ int aw__msg_splice(const aw__msg *m, size_t start, const aw_messages_options *op
     aw_thread_decode_options dopts = {opts->alloc};
     aw_json_doc *doc = NULL;
     aw_error derr;
-    const char *xml = m->text.ptr + start;
-    size_t len = m->text.len - start;
-    int rc = aw_thread_decode(xml, len, &dopts, &doc, &derr);
+    int rc = aw_thread_decode(m->text.ptr + start, m->text.len - start, &dopts, &doc, &derr);
     if (rc == AW_ENOMEM) return aw__error_set(err, AW_ENOMEM, "out of memory");
-    if (rc) {
-        if (derr.line == 0)
-            return aw__error_set(err, rc, "message %zu: its content starts with <thread> but does not decode: %s",
-                                 m->index, derr.message);
-        /* the position inside the content, counted from its first byte */
-        aw_error at;
-        aw__error_locate(&at, m->text.ptr, m->text.len, start + derr.offset);
-        return aw__error_set(err, rc,
-                             "message %zu: its content starts with <thread> but does not decode "
-                             "(line %zu, column %zu of the content: %s)",
-                             m->index, at.line, at.column, derr.message);
-    }
+    /* not a thread after all: the caller writes the text as it is */
+    if (rc) return aw__error_set(err, rc, "message %zu: not a thread: %s", m->index, derr.message);
     rc = write_events(m, aw_json_doc_root(doc), opts, id, out, err);
     aw_json_doc_free(doc);
     return rc;

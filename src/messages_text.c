@@ -12,8 +12,9 @@
  *
  * ("id" left out for a call without one; "args" is the JSON of the
  * arguments, or the original text as a JSON string when they are not JSON).
- * Text is written as it is, except that bytes that are not UTF-8 (and lone
- * surrogates) become U+FFFD, so the prompt is always valid UTF-8. */
+ * Text is written as it is, except that bytes that are not UTF-8 become
+ * U+FFFD (aw__utf8_scrub: a lone surrogate is one, as in the XML form), so
+ * the prompt is always valid UTF-8. */
 #include <string.h>
 
 #include "internal/errors.h"
@@ -22,26 +23,10 @@
 
 #define PUT(out, lit) aw_buf_append((out), (lit), sizeof(lit) - 1)
 
-static int put_utf8(aw_buf *out, const char *s, size_t n) {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        size_t j = aw__utf8_skip_ascii(p, i, n);
-        while (j < n) { /* take well-formed sequences in one run too */
-            size_t k = aw__utf8_seq_len(p + j, n - j);
-            if (!k) break;
-            j += k;
-            j = aw__utf8_skip_ascii(p, j, n);
-        }
-        if (aw_buf_append(out, s + i, j - i)) return AW_ENOMEM;
-        i = j;
-        if (i < n) {
-            if (PUT(out, "\xEF\xBF\xBD")) return AW_ENOMEM;
-            i++;
-        }
-    }
-    return 0;
-}
+/* Text from the JSON input: a lone surrogate escape is one U+FFFD, as in
+ * the XML form (aw_xml_escape); other invalid bytes one per maximal
+ * subpart. */
+static int put_utf8(aw_buf *out, const char *s, size_t n) { return aw__utf8_scrub(out, s, n, 1); }
 
 static int put_calls(const aw__msg_list *l, const aw__msg *m, const aw_allocator *alloc, aw_buf *out,
                      aw_buf *scratch) {
@@ -70,16 +55,18 @@ static int put_calls(const aw__msg_list *l, const aw__msg *m, const aw_allocator
     return rc ? AW_ENOMEM : 0;
 }
 
-int aw__msg_write_text(const aw__msg_list *l, const aw_messages_options *opts, aw_buf *out,
-                       aw_error *err) {
+int aw__msg_text_blocks(const aw__msg_list *l, const aw_messages_options *opts, size_t *written, aw_buf *out,
+                        aw_error *err) {
     static const char *const labels[] = {"[System]\n", "[User]\n", "[Assistant]\n", "[Tool Result]\n"};
+    /* a failed result is marked, so the model does not read it as a success */
+    static const char failed_label[] = "[Tool Result: error]\n";
     aw_buf scratch;
     aw_buf_init(&scratch, opts->alloc);
     int rc = 0;
     for (size_t i = 0; i < l->count && !rc; i++) {
         const aw__msg *m = &l->items[i];
-        if (i) rc = PUT(out, "\n\n");
-        if (!rc) rc = aw_buf_append_str(out, labels[m->role]);
+        if ((*written)++) rc = PUT(out, "\n\n");
+        if (!rc) rc = aw_buf_append_str(out, m->role == AW__MSG_TOOL && m->failed ? failed_label : labels[m->role]);
         if (!rc) rc = put_utf8(out, m->text.ptr, m->text.len);
         if (!rc && m->ncalls) {
             if (m->text.len) rc = aw_buf_putc(out, '\n');
@@ -89,4 +76,10 @@ int aw__msg_write_text(const aw__msg_list *l, const aw_messages_options *opts, a
     aw_buf_free(&scratch);
     if (rc) return aw__error_set(err, AW_ENOMEM, "out of memory");
     return 0;
+}
+
+int aw__msg_write_text(const aw__msg_list *l, const aw_messages_options *opts, aw_buf *out,
+                       aw_error *err) {
+    size_t written = 0;
+    return aw__msg_text_blocks(l, opts, &written, out, err);
 }

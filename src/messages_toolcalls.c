@@ -16,6 +16,7 @@
 #include "agentwire/messages.h"
 #include "internal/errors.h"
 #include "internal/strmap.h"
+#include "internal/utf8.h"
 
 typedef struct tc_parser {
     const char *text;
@@ -159,7 +160,7 @@ static int read_block(tc_parser *p, size_t open, size_t tick, size_t from, size_
     size_t base = p->kept;
     for (size_t i = 0; i < calls->u.arr.count && !rc; i++) rc = add_call(p, &calls->u.arr.items[i], i, base, tick);
     /* a tool-call block: out of the visible text, fences and one newline */
-    if (!rc) rc = aw_buf_append(&p->visible, p->text + p->copied, open - p->copied);
+    if (!rc) rc = aw__utf8_scrub(&p->visible, p->text + p->copied, open - p->copied, 0);
     if (!rc) p->copied = after;
 done:
     aw_json_doc_free(block);
@@ -209,7 +210,10 @@ int aw_messages_parse_tool_calls(const char *text, size_t len, const aw_allocato
         root = aw_json_new_object(p.doc);
         rc = p.calls && p.errors && root ? scan(&p) : AW_ENOMEM;
     }
-    if (!rc) rc = aw_buf_append(&p.visible, p.text + p.copied, p.len - p.copied);
+    /* the visible text is raw bytes of a reply: made valid UTF-8 here, one
+     * U+FFFD per maximal subpart (slices end at line starts, never inside a
+     * character) */
+    if (!rc) rc = aw__utf8_scrub(&p.visible, p.text + p.copied, p.len - p.copied, 0);
     if (!rc) visible = aw_json_new_string(p.doc, p.visible.data ? p.visible.data : "", p.visible.len);
     if (!rc && !visible) rc = AW_ENOMEM;
     if (!rc) rc = aw_json_object_set(p.doc, root, "tool_calls", 10, p.calls);

@@ -8,6 +8,7 @@
 #include "internal/errors.h"
 #include "internal/messages.h"
 #include "internal/strmap.h"
+#include "internal/utf8.h"
 
 #define PUT(out, lit) aw_buf_append((out), (lit), sizeof(lit) - 1)
 
@@ -60,24 +61,14 @@ static int body(aw_buf *out, const char *s, size_t n, unsigned flags) {
     return rc;
 }
 
-typedef struct xml_writer {
-    const aw__msg_list *l;
-    const aw_messages_options *opts;
-    unsigned flags;     /* for bodies */
-    aw_strmap names;    /* call id -> tool name, over all messages */
-    aw_buf scratch;     /* compact arguments */
-    size_t id;          /* the next line's id */
-    aw_buf *out;
-} xml_writer;
-
-static int plain_line(xml_writer *w, const char *type, aw_text text) {
+static int plain_line(aw__msg_xml *w, const char *type, aw_text text) {
     int rc = open_event(w->out, type, w->id++);
     rc |= PUT(w->out, " iteration=\"0\"");
     rc |= body(w->out, text.ptr, text.len, w->flags);
     return rc ? AW_ENOMEM : 0;
 }
 
-static int tool_input(xml_writer *w, const aw__msg_call *c) {
+static int tool_input(aw__msg_xml *w, const aw__msg_call *c) {
     aw_buf_clear(&w->scratch);
     if (aw__msg_write_args(c, w->opts->alloc, &w->scratch, NULL)) return AW_ENOMEM;
     int rc = open_event(w->out, "tool_input", w->id++);
@@ -88,18 +79,21 @@ static int tool_input(xml_writer *w, const aw__msg_call *c) {
     return rc ? AW_ENOMEM : 0;
 }
 
-static int tool_output(xml_writer *w, const aw__msg *m) {
+/* A failed result says so: status="error" (the reference writes "success"
+ * for every result, so a model reads a failure as a success). */
+static int tool_output(aw__msg_xml *w, const aw__msg *m) {
     aw_text name = unknown_name;
-    if (m->call_id.len) aw__strmap_get(&w->names, m->call_id, &name);
+    if (m->tool_name.ptr) name = m->tool_name;
+    else if (m->call_id.len) aw__strmap_get(&w->names, m->call_id, &name);
     int rc = open_event(w->out, "tool_output", w->id++);
     rc |= ATTR(w->out, "name", name);
     rc |= ATTR(w->out, "call_id", m->call_id);
-    rc |= PUT(w->out, " status=\"success\" iteration=\"0\"");
+    rc |= m->failed ? PUT(w->out, " status=\"error\" iteration=\"0\"") : PUT(w->out, " status=\"success\" iteration=\"0\"");
     rc |= body(w->out, m->text.ptr, m->text.len, w->flags);
     return rc ? AW_ENOMEM : 0;
 }
 
-static int write_message(xml_writer *w, const aw__msg *m, aw_error *err) {
+static int write_message(aw__msg_xml *w, const aw__msg_list *l, const aw__msg *m, aw_error *err) {
     int rc = 0;
     size_t start;
     switch (m->role) {
@@ -107,12 +101,21 @@ static int write_message(xml_writer *w, const aw__msg *m, aw_error *err) {
     case AW__MSG_USER:
         /* a thread serialized earlier, among other messages: its events
          * join this thread instead of being escaped into one line */
-        if (aw__msg_is_thread(m->text, &start)) return aw__msg_splice(m, start, w->opts, &w->id, w->out, err);
+        if (aw__msg_is_thread(m->text, &start)) {
+            size_t len = w->out->len, id = w->id;
+            rc = aw__msg_splice(m, start, w->opts, &w->id, w->out, err);
+            if (rc == 0 || rc == AW_ENOMEM) return rc;
+            /* text that only starts like a thread (users type "<thread>"):
+             * a human line, as the reference writes every message */
+            w->out->len = len;
+            w->out->data[len] = '\0';
+            w->id = id;
+        }
         rc = plain_line(w, "human", m->text);
         break;
     case AW__MSG_ASSISTANT:
         if (m->text.len) rc = plain_line(w, "ai", m->text);
-        for (size_t k = 0; k < m->ncalls && !rc; k++) rc = tool_input(w, &w->l->calls[m->first_call + k]);
+        for (size_t k = 0; k < m->ncalls && !rc; k++) rc = tool_input(w, &l->calls[m->first_call + k]);
         break;
     case AW__MSG_TOOL: rc = tool_output(w, m); break;
     }
@@ -120,34 +123,66 @@ static int write_message(xml_writer *w, const aw__msg *m, aw_error *err) {
     return 0;
 }
 
+void aw__msg_xml_init(aw__msg_xml *w, const aw_messages_options *opts, aw_buf *out) {
+    memset(w, 0, sizeof *w);
+    w->opts = opts;
+    w->flags = opts->strip_ansi ? AW_XML_STRIP_ANSI : 0;
+    w->out = out;
+    aw__strmap_init(&w->names, opts->alloc);
+    aw__arena_init(&w->keep, opts->alloc);
+    aw_buf_init(&w->scratch, opts->alloc);
+}
+
+void aw__msg_xml_free(aw__msg_xml *w) {
+    aw__strmap_free(&w->names);
+    aw__arena_free(&w->keep);
+    aw_buf_free(&w->scratch);
+}
+
+static int keep(aw__msg_xml *w, aw_text *t) {
+    char *p = aw__arena_alloc(&w->keep, t->len ? t->len : 1);
+    if (!p) return AW_ENOMEM;
+    memcpy(p, t->ptr, t->len);
+    t->ptr = p;
+    return 0;
+}
+
+int aw__msg_xml_names(aw__msg_xml *w, const aw__msg_list *l, bool copy) {
+    /* a result may come before its call, and a later call with the same id
+     * wins, as with the reference's Map; calls without an id (or with "")
+     * are not in it, as `if (tc.id)` skips them */
+    for (size_t i = 0; i < l->ncalls; i++) {
+        aw_text id = l->calls[i].id, name = l->calls[i].name;
+        if (!id.len) continue;
+        if (copy && (keep(w, &id) || keep(w, &name))) return AW_ENOMEM;
+        if (aw__strmap_set(&w->names, id, name)) return AW_ENOMEM;
+    }
+    return 0;
+}
+
+int aw__msg_xml_lines(aw__msg_xml *w, const aw__msg_list *l, aw_error *err) {
+    int rc = 0;
+    for (size_t i = 0; i < l->count && !rc; i++) rc = write_message(w, l, &l->items[i], err);
+    return rc;
+}
+
 int aw__msg_write_xml(const aw__msg_list *l, const aw_messages_options *opts, aw_buf *out,
                       aw_error *err) {
     /* the reference's pass-through: one user message that already is a
      * thread (the agent's xml context mode) goes out unchanged */
     if (l->count == 1 && l->items[0].role == AW__MSG_USER && aw__msg_is_thread(l->items[0].text, NULL)) {
-        if (aw_buf_append(out, l->items[0].text.ptr, l->items[0].text.len))
+        /* unchanged but for what is not UTF-8: a lone "\ud800" in the JSON
+         * is one U+FFFD, as the escaper writes it everywhere else */
+        if (aw__utf8_scrub(out, l->items[0].text.ptr, l->items[0].text.len, 1))
             return aw__error_set(err, AW_ENOMEM, "out of memory");
         return 0;
     }
-    xml_writer w;
-    memset(&w, 0, sizeof w);
-    w.l = l;
-    w.opts = opts;
-    w.flags = opts->strip_ansi ? AW_XML_STRIP_ANSI : 0;
-    w.out = out;
-    aw__strmap_init(&w.names, opts->alloc);
-    aw_buf_init(&w.scratch, opts->alloc);
-    int rc = 0;
-    /* one pass for the map first: a result may come before its call, and a
-     * later call with the same id wins, as with the reference's Map; calls
-     * without an id (or with "") are not in it, as `if (tc.id)` skips them */
-    for (size_t i = 0; i < l->ncalls && !rc; i++)
-        if (l->calls[i].id.len) rc = aw__strmap_set(&w.names, l->calls[i].id, l->calls[i].name);
-    if (rc) rc = aw__error_set(err, AW_ENOMEM, "out of memory");
-    if (!rc && PUT(out, "<thread>")) rc = aw__error_set(err, AW_ENOMEM, "out of memory");
-    for (size_t i = 0; i < l->count && !rc; i++) rc = write_message(&w, &l->items[i], err);
+    aw__msg_xml w;
+    aw__msg_xml_init(&w, opts, out);
+    int rc = aw__msg_xml_names(&w, l, false);
+    if (rc || PUT(out, "<thread>")) rc = aw__error_set(err, AW_ENOMEM, "out of memory");
+    if (!rc) rc = aw__msg_xml_lines(&w, l, err);
     if (!rc && PUT(out, "\n</thread>")) rc = aw__error_set(err, AW_ENOMEM, "out of memory");
-    aw__strmap_free(&w.names);
-    aw_buf_free(&w.scratch);
+    aw__msg_xml_free(&w);
     return rc;
 }

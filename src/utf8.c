@@ -1,6 +1,8 @@
 /* UTF-8 validation, decoding and character-boundary arithmetic. */
 #include <string.h>
 
+#include "agentwire/utf8.h"
+#include "internal/errors.h"
 #include "internal/utf8.h"
 
 uint32_t aw__utf8_decode(const unsigned char *p, size_t len) {
@@ -90,4 +92,65 @@ size_t aw__utf8_clip(const char *s, size_t n, size_t max_bytes) {
         i += len;
     }
     return i;
+}
+
+/* The range the second byte of a sequence led by c must be in; the bytes
+ * after it are any continuation byte. */
+static int second_byte_ok(unsigned c, unsigned b) {
+    if (c == 0xE0) return b >= 0xA0 && b <= 0xBF;
+    if (c == 0xED) return b >= 0x80 && b <= 0x9F;
+    if (c == 0xF0) return b >= 0x90 && b <= 0xBF;
+    if (c == 0xF4) return b >= 0x80 && b <= 0x8F;
+    return b >= 0x80 && b <= 0xBF;
+}
+
+size_t aw__utf8_subpart_len(const unsigned char *p, size_t n) {
+    unsigned c = p[0];
+    size_t need; /* bytes a sequence led by c has */
+    if (c >= 0xC2 && c <= 0xDF) need = 2;
+    else if (c >= 0xE0 && c <= 0xEF) need = 3;
+    else if (c >= 0xF0 && c <= 0xF4) need = 4;
+    else return 1; /* not a lead byte */
+    if (n < 2 || !second_byte_ok(c, p[1])) return 1;
+    size_t k = 2;
+    while (k < need && k < n && (p[k] & 0xC0) == 0x80) k++;
+    /* k == need would be a whole well-formed sequence, which the caller
+     * says is not there; never let a unit swallow one */
+    return k < need ? k : 1;
+}
+
+size_t aw__utf8_valid_prefix(const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    for (;;) {
+        i = aw__utf8_skip_ascii(p, i, n);
+        if (i >= n) return n;
+        size_t k = aw__utf8_seq_len(p + i, n - i);
+        if (!k) return i;
+        i += k;
+    }
+}
+
+int aw__utf8_scrub(aw_buf *out, const char *s, size_t n, int decoded) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        size_t good = i + aw__utf8_valid_prefix(s + i, n - i);
+        if (aw_buf_append(out, s + i, good - i)) return AW_ENOMEM;
+        i = good;
+        if (i == n) break;
+        if (aw_buf_append(out, "\xEF\xBF\xBD", 3)) return AW_ENOMEM;
+        i += decoded ? aw__utf8_invalid_len(p + i, n - i) : aw__utf8_subpart_len(p + i, n - i);
+    }
+    return 0;
+}
+
+int aw_utf8_scrub(aw_buf *out, const char *s, size_t n) {
+    if (!out || (!s && n)) return AW_EINVAL;
+    return aw__utf8_scrub(out, s, n, 0);
+}
+
+int aw_utf8_is_valid(const char *s, size_t n) {
+    if (!s) return n == 0;
+    return aw__utf8_valid_prefix(s, n) == n;
 }

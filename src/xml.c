@@ -107,9 +107,9 @@ static const ascii_out ascii_table[128] = {
 #undef R
 
 /* A byte >= 0x80 at s[*pi]: a valid UTF-8 sequence is copied; not UTF-8
- * (or a surrogate form) is one U+FFFD per bad sequence, a surrogate's
- * three bytes counting as one; U+FFFE and U+FFFF are not characters
- * either. The checks are aw__utf8_seq_len's. Out of line: rarer than the
+ * is one U+FFFD per unit of aw__utf8_invalid_len (a maximal subpart; a
+ * surrogate's 3-byte form, a lone "\udxxx" escape, counts as one); U+FFFE
+ * and U+FFFF are not characters either. The checks are aw__utf8_seq_len's. Out of line: rarer than the
  * ASCII marks, and it would crowd the loops it sits in. */
 static __attribute__((noinline)) char *escape_utf8(char *o, const unsigned char *s, size_t *pi, size_t n) {
     size_t i = *pi;
@@ -153,8 +153,10 @@ static __attribute__((noinline)) char *escape_utf8(char *o, const unsigned char 
         avail = n - i;
         continue;
     bad:
+        /* one U+FFFD per maximal subpart (the Unicode Standard's practice),
+         * not per byte: E2 82 cut short is one character's worth */
         o = put_replacement(o);
-        i++;
+        i += aw__utf8_invalid_len(s + i, n - i);
         break;
     }
     *pi = i;

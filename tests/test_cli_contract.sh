@@ -109,7 +109,7 @@ status "unknowns rejected by --strict" 1 "$AW" contract validate --strict "$tmp/
 check "strict errors" "$tmp/extra.xml:7:5: unknown_element: /llmResponse/analysis/mood: element <mood> is not part of the contract
 $tmp/extra.xml:7:22: unknown_attribute: /llmResponse/analysis/summaryUpdate/@lang: attribute lang is not part of the contract" "$(cat "$tmp/err")"
 status "parse --strict" 1 "$AW" contract parse --strict "$tmp/extra.xml"
-check "parse --strict first error" "$tmp/extra.xml:7:5: /llmResponse/analysis/mood: element <mood> is not part of the contract" "$(cat "$tmp/err")"
+check "parse --strict first error" "$tmp/extra.xml:7:5: unknown_element: /llmResponse/analysis/mood: element <mood> is not part of the contract" "$(cat "$tmp/err")"
 
 # ---- --extract ------------------------------------------------------------------
 {
@@ -139,7 +139,7 @@ check "parse output ends with a newline" "1" "$(wc -l <"$tmp/out" | tr -d ' ')"
 status "parse query" 0 "$AW" contract parse --contract llmQuery "$tmp/query.xml"
 check "parse query output" '{"userMessage":"How much should we save for college?","context":{"topicId":"family-planning-2025","messageCount":12,"activeSubjects":["family planning","education costs"],"recentKeywords":["children","university","tuition","savings"]}}' "$(cat "$tmp/out")"
 status "parse bad reply" 1 "$AW" contract parse "$tmp/bad.xml"
-check "parse reports the first error only" "$tmp/bad.xml:2:3: /llmResponse/response: response must not be empty" "$(cat "$tmp/err")"
+check "parse reports the first error only" "$tmp/bad.xml:2:3: empty_text: /llmResponse/response: response must not be empty" "$(cat "$tmp/err")"
 check "parse bad reply stdout empty" "" "$(cat "$tmp/out")"
 
 # ---- build -----------------------------------------------------------------------
@@ -153,7 +153,7 @@ check "build escapes output" '<llmQuery>
   <context topicId="x&apos;y" messageCount="0" />
 </llmQuery>' "$(cat "$tmp/out")"
 status "build bad value" 1 "$AW" contract build - <<<'{"response":"r","analysis":{"subject":[{"name":"a","description":"b","isNew":true,"keyword":[{"term":"t","confidence":1.5}]}],"summaryUpdate":""}}'
-check "build bad value message" "<stdin>: /llmResponse/analysis/subject[1]/keyword[1]/@confidence: must be from 0 to 1, not 1.5" "$(cat "$tmp/err")"
+check "build bad value message" "<stdin>: bad_value: /llmResponse/analysis/subject[1]/keyword[1]/@confidence: must be from 0 to 1, not 1.5" "$(cat "$tmp/err")"
 check "build bad value stdout empty" "" "$(cat "$tmp/out")"
 status "build wrong shape" 1 "$AW" contract build - <<<'[1]'
 check "build wrong shape message" "<stdin>: /llmResponse: expected an object" "$(cat "$tmp/err")"
@@ -195,8 +195,8 @@ status "contract minor version accepted" 0 "$AW" contract validate --contract "$
 printf '{"format":"1.0","root":{"name":"a b"}}' >"$tmp/badname.json"
 status "bad contract" 1 "$AW" contract prompt --contract "$tmp/badname.json"
 check "bad contract message" "$tmp/badname.json: contract element: 'name' must be an XML element name" "$(cat "$tmp/err")"
-status "missing contract file" 1 "$AW" contract validate --contract "$tmp/nope.json" "$tmp/t.xml"
-check "missing contract message" "agentwire: $tmp/nope.json: No such file or directory" "$(cat "$tmp/err")"
+status "missing contract file" 2 "$AW" contract validate --contract "$tmp/nope.json" "$tmp/t.xml"
+check "missing contract message" "agentwire contract validate: --contract '$tmp/nope.json' is not a file (No such file or directory), and no built-in contract named '$tmp/nope.json' (try llmQuery or llmResponse)" "$(head -1 "$tmp/err")"
 status "built-in contracts as files" 0 "$AW" contract validate --contract "$SRC/contracts/llmResponse.json" "$tmp/reply.xml"
 "$AW" contract prompt --contract "$SRC/contracts/llmResponse.json" >"$tmp/p1"
 "$AW" contract prompt >"$tmp/p2"

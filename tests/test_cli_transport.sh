@@ -7,36 +7,8 @@
 # every check passes; prints each failure.
 set -u
 
-CLI=${1:-${AW_CLI:-${AW_CLI_PATH:-}}}
-SRC=${2:-${AW_SOURCE_DIR:-.}}
-if [ -z "$CLI" ] || [ ! -x "$CLI" ]; then
-    echo "usage: $0 AGENTWIRE SOURCE_DIR" >&2
-    exit 2
-fi
+. "$(dirname "$0")/support/cli_checks.sh"
 V="$SRC/tests/vectors/transport"
-T=$(mktemp -d "${TMPDIR:-/tmp}/aw-cli-transport.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-failures=0
-checks=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-# run WANT_STATUS NAME ARGS...: run the command, stdout to $T/out, stderr to $T/err
-run() {
-    want=$1
-    name=$2
-    shift 2
-    checks=$((checks + 1))
-    "$CLI" "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        fail "$name: exit status $got, wanted $want"
-        sed 's/^/    stderr: /' "$T/err" | head -5
-    fi
-}
 
 # same_as FILE NAME: $T/out equals FILE
 same_as() {

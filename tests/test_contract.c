@@ -89,7 +89,8 @@ static void expect_one_n(const aw_contract *c, const char *xml, size_t len, bool
         fail_msg("%s at %s: position %zu:%zu, want %zu:%zu", aw_contract_code_name(code), path, is[0].line,
                  is[0].column, line, col);
     if (fragment && !strstr(is[0].message, fragment)) fail_msg("'%s' does not contain '%s'", is[0].message, fragment);
-    /* parse fails fast on the same issue: "path: message", line, column */
+    /* parse fails fast on the same issue, named as the command prints each
+     * issue of validate: "code: path: message", line, column */
     aw_contract_options o = {0};
     o.strict = strict;
     aw_json_doc *doc = (aw_json_doc *)1;
@@ -97,7 +98,8 @@ static void expect_one_n(const aw_contract *c, const char *xml, size_t len, bool
     assert_int_equal(aw_contract_parse(c, xml, len, &o, &doc, &err), AW_EVALID);
     assert_null(doc);
     char want[600];
-    snprintf(want, sizeof want, "%s: %s", path[0] ? path : "document", is[0].message);
+    snprintf(want, sizeof want, "%s: %s%s%s", aw_contract_code_name(is[0].code), path, path[0] ? ": " : "",
+             is[0].message);
     assert_string_equal(err.message, want);
     assert_int_equal(err.line, is[0].line);
     assert_int_equal(err.column, is[0].column);
@@ -955,15 +957,15 @@ static void test_build(void **state) {
                       &rc, &err));
     assert_int_equal(rc, AW_EVALID);
     assert_string_equal(err.message,
-                        "/llmResponse/analysis/subject[1]/keyword[1]/@confidence: must be from 0 to 1, not 1.5");
+                        "bad_value: /llmResponse/analysis/subject[1]/keyword[1]/@confidence: must be from 0 to 1, not 1.5");
     assert_int_equal(err.line, 0); /* no position: the XML it would refer to is not returned */
     assert_int_equal(err.column, 0);
     assert_null(build(response, "{\"response\":\"r\"}", &rc, &err));
     assert_int_equal(rc, AW_EVALID);
-    assert_string_equal(err.message, "/llmResponse/analysis: required element <analysis> is missing");
+    assert_string_equal(err.message, "missing_element: /llmResponse/analysis: required element <analysis> is missing");
     assert_null(build(response, "{\"response\":\"\",\"analysis\":{\"summaryUpdate\":\"\"}}", &rc, &err));
     assert_int_equal(rc, AW_EVALID);
-    assert_string_equal(err.message, "/llmResponse/response: response must not be empty");
+    assert_string_equal(err.message, "empty_text: /llmResponse/response: response must not be empty");
     assert_null(build(query, "{\"userMessage\":\"m\",\"context\":{\"topicId\":\"t\",\"messageCount\":-2}}", &rc, &err));
     assert_int_equal(rc, AW_EVALID);
     /* JSON of the wrong shape */

@@ -702,7 +702,7 @@ static int write_fn(const aw_allocator *a, void *ctx) {
     aw_buf b;
     aw_buf_init(&b, a);
     if (aw_buf_append(&b, "prefix", 6)) return AW_ENOMEM;
-    aw_json_write_options o = {c->indent};
+    aw_json_write_options o = {.indent = c->indent};
     aw_error err;
     int rc = aw_json_write(c->value, &o, &b, &err);
     if (rc) {

@@ -143,7 +143,7 @@ static int parse_case(const char *name, const char *text, size_t len, const aw_j
     for (int indent = 0; indent <= 2; indent += 2) {
         aw_buf out;
         aw_buf_init(&out, NULL);
-        aw_json_write_options wo = {indent};
+        aw_json_write_options wo = {.indent = indent};
         aw_error werr;
         if (aw_json_write(root, &wo, &out, &werr)) fail_msg("%s: write: %s", name, werr.message);
         aw_json_doc *again = NULL;

@@ -133,15 +133,17 @@ static uint32_t ref_surrogate(const unsigned char *p, size_t n) {
     return 0xD000u | (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3Fu);
 }
 
-/* The JSON.stringify policy written the slow, obvious way. A high surrogate
- * form followed by a low one is a pair, as two code units are in a
- * JavaScript string: the character itself. */
-static void ref_escape(aw_buf *o, const unsigned char *s, size_t n) {
+/* The JSON.stringify policy written the slow, obvious way: a surrogate's
+ * 3-byte form is a lone surrogate, escaped (or U+FFFD when replace_lone),
+ * two in a row two lone ones (never joined: the reader joins escaped
+ * pairs, so a row of forms is CESU-8, which is not UTF-8); other bytes that
+ * are not UTF-8 are U+FFFD per maximal subpart. */
+static void ref_escape(aw_buf *o, const unsigned char *s, size_t n, int replace_lone) {
     aw_buf_putc(o, '"');
     for (size_t i = 0; i < n;) {
         unsigned c = s[i];
         size_t k = ref_seq(s + i, n - i);
-        uint32_t hi = ref_surrogate(s + i, n - i), lo;
+        uint32_t hi = ref_surrogate(s + i, n - i);
         if (c == '"' || c == '\\') {
             aw_buf_putc(o, '\\');
             aw_buf_putc(o, (char)c);
@@ -154,18 +156,13 @@ static void ref_escape(aw_buf *o, const unsigned char *s, size_t n) {
         } else if (k) {
             aw_buf_append(o, s + i, k);
             i += k;
-        } else if (hi >= 0xD800 && hi <= 0xDBFF && (lo = ref_surrogate(s + i + 3, n - i - 3)) >= 0xDC00) {
-            uint32_t cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-            unsigned char u[4] = {(unsigned char)(0xF0 | cp >> 18), (unsigned char)(0x80 | (cp >> 12 & 0x3F)),
-                                  (unsigned char)(0x80 | (cp >> 6 & 0x3F)), (unsigned char)(0x80 | (cp & 0x3F))};
-            aw_buf_append(o, u, 4);
-            i += 6;
         } else if (hi) {
-            aw_buf_printf(o, "\\u%04x", (unsigned)hi);
+            if (replace_lone) aw_buf_append_str(o, "\xEF\xBF\xBD");
+            else aw_buf_printf(o, "\\u%04x", (unsigned)hi);
             i += 3;
         } else {
-            aw_buf_append_str(o, "\xEF\xBF\xBD"); /* each byte that is not UTF-8 */
-            i++;
+            aw_buf_append_str(o, "\xEF\xBF\xBD"); /* each maximal subpart that is not UTF-8 */
+            i += aw_test_utf8_subpart(s + i, n - i);
         }
     }
     aw_buf_putc(o, '"');
@@ -185,7 +182,9 @@ static void test_string_edges(void **state) {
     check_string("", 0, "\"\"");
     check_string("a\0b", 3, "\"a\\u0000b\"");
     check_string("\x1f\x7f", 2, "\"\\u001f\x7f\"");
-    /* bytes that are not UTF-8: each one becomes U+FFFD */
+    /* bytes that are not UTF-8: one U+FFFD per maximal subpart (the
+     * Unicode Standard's practice, ch. 3): a byte that starts nothing is
+     * one, a sequence cut short is one */
     check_string("\xff", 1, "\"\xEF\xBF\xBD\"");
     check_string("a\x80z", 3, "\"a\xEF\xBF\xBDz\"");
     check_string("\xC0\x80", 2, "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");               /* overlong NUL */
@@ -194,18 +193,37 @@ static void test_string_edges(void **state) {
                   "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\""); /* above U+10FFFF */
     check_string("\xF5", 1, "\"\xEF\xBF\xBD\"");
     check_string("\xC3", 1, "\"\xEF\xBF\xBD\"");                       /* cut at the end */
-    check_string("\xE2\x82" "a", 3, "\"\xEF\xBF\xBD\xEF\xBF\xBD" "a\""); /* cut before a */
+    check_string("\xE2\x82" "a", 3, "\"\xEF\xBF\xBD" "a\"");             /* cut before a: one */
+    check_string("\xF0\x9F\x98" "a", 4, "\"\xEF\xBF\xBD" "a\"");         /* three bytes of four: one */
+    check_string("\xF0\x9F\xF0\x9F\x98\x80", 6, "\"\xEF\xBF\xBD\xF0\x9F\x98\x80\"");
     /* surrogates in their 3-byte forms: lone ones escaped */
     check_string("\xED\xA0\x80", 3, "\"\\ud800\"");
     check_string("\xED\xBF\xBF", 3, "\"\\udfff\"");
     check_string("\xED\xB0\x80\xED\xA0\x80", 6, "\"\\udc00\\ud800\"");    /* low then high: two lone */
     check_string("\xED\xA0\x80\xED\xA0\x80", 6, "\"\\ud800\\ud800\"");
     check_string("\xED\xA0\xBD", 2, "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");       /* cut short: not a surrogate form */
-    /* a high form then a low form is a pair in JavaScript: the character
-     * (JSON.stringify("\ud83d" + "\ude00") is "\"😀\"") */
-    check_string("\xED\xA0\xBD\xED\xB8\x80", 6, "\"\xF0\x9F\x98\x80\"");
-    check_string("x\xED\xAF\xBF\xED\xBF\xBFy", 8, "\"x\xF4\x8F\xBF\xBFy\"");
-    check_string("\xED\xA0\xBD\xED\xA0\xBD\xED\xB8\x80", 9, "\"\\ud83d\xF0\x9F\x98\x80\"");
+    /* a high form then a low form (CESU-8) is two lone surrogates, never
+     * the astral character: the reader joins escaped pairs itself */
+    check_string("\xED\xA0\xBD\xED\xB8\x80", 6, "\"\\ud83d\\ude00\"");
+    check_string("x\xED\xAF\xBF\xED\xBF\xBFy", 8, "\"x\\udbff\\udfffy\"");
+    /* as U+FFFD when asked: output strict consumers take as Unicode */
+    aw_json_write_options wo = {.replace_lone_surrogates = true};
+    aw_buf r;
+    aw_buf_init(&r, NULL);
+    assert_int_equal(aw_json_write_string_opts(&r, "a\xED\xA0\x80\xED\xA0\xBD\xED\xB8\x80" "b\xE2\x82", 13, &wo), 0);
+    assert_string_equal(r.data, "\"a\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" "b\xEF\xBF\xBD\"");
+    aw_buf_clear(&r);
+    /* and through aw_json_write, keys too */
+    aw_json_doc *d = aw_json_doc_new(NULL);
+    aw_json_value *o = aw_json_new_object(d);
+    assert_int_equal(aw_json_object_set_string(d, o, "k\xED\xB0\x80", "\xED\xA0\x80", 3), 0);
+    assert_int_equal(aw_json_write(o, &wo, &r, NULL), 0);
+    assert_string_equal(r.data, "{\"k\xEF\xBF\xBD\":\"\xEF\xBF\xBD\"}");
+    aw_buf_clear(&r);
+    assert_int_equal(aw_json_write(o, NULL, &r, NULL), 0);
+    assert_string_equal(r.data, "{\"k\\udc00\":\"\\ud800\"}");
+    aw_json_doc_free(d);
+    aw_buf_free(&r);
     /* appends, keeps what was there */
     aw_buf b;
     aw_buf_init(&b, NULL);
@@ -245,8 +263,11 @@ static void test_string_reference(void **state) {
         aw_buf got, want;
         aw_buf_init(&got, NULL);
         aw_buf_init(&want, NULL);
-        assert_int_equal(aw_json_write_string(&got, (const char *)s, n), 0);
-        ref_escape(&want, s, n);
+        /* every other round with lone surrogates as U+FFFD */
+        int replace_lone = round & 1;
+        aw_json_write_options wo = {.replace_lone_surrogates = replace_lone};
+        assert_int_equal(aw_json_write_string_opts(&got, (const char *)s, n, &wo), 0);
+        ref_escape(&want, s, n, replace_lone);
         if (got.len != want.len || memcmp(got.data, want.data, got.len) != 0) {
             size_t i = 0;
             while (i < got.len && i < want.len && got.data[i] == want.data[i]) i++;
@@ -466,7 +487,7 @@ static int write_with(const aw_allocator *a, void *ctx) {
     aw_buf_init(&b, a);
     int rc = aw_buf_append_str(&b, "prefix:");
     if (rc) return rc;
-    aw_json_write_options o = {s->indent};
+    aw_json_write_options o = {.indent = s->indent};
     aw_error err;
     rc = aw_json_write(aw_json_doc_root(s->doc), &o, &b, &err);
     size_t want_len = 0;
@@ -486,7 +507,7 @@ static int parse_write_with(const aw_allocator *a, void *ctx) {
     if (rc) return rc;
     aw_buf b;
     aw_buf_init(&b, a);
-    aw_json_write_options o = {s->indent};
+    aw_json_write_options o = {.indent = s->indent};
     rc = aw_json_write(aw_json_doc_root(d), &o, &b, NULL);
     aw_buf_free(&b);
     aw_json_doc_free(d);

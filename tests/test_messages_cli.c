@@ -82,7 +82,7 @@ static void encode_errors(void **state) {
     run r = cli("encode --format openai", "[{\"type\":\"human\",\"content\":\"x\"}]");
     assert_int_equal(r.status, 1);
     assert_string_equal(r.out, "");
-    assert_string_equal(r.err, "<stdin>: message 0: 'role' is missing\n");
+    assert_string_equal(r.err, "<stdin>:1:2: message 0: 'role' is missing\n");
     run_free(&r);
     r = cli("encode", "[{\"role\":\"user\",\n \"content\": x}]");
     assert_int_equal(r.status, 1);

@@ -81,9 +81,9 @@ static void ref_escape(aw_buf *out, const unsigned char *s, size_t n, unsigned f
             i++;
         } else {
             size_t len = ref_seq_len(s, i, n);
-            if (len == 0) {
+            if (len == 0) { /* one U+FFFD per maximal subpart */
                 aw_buf_append_str(out, FFFD);
-                i++;
+                i += aw_test_utf8_subpart(s + i, n - i);
                 continue;
             }
             int surrogate = c == 0xED && s[i + 1] >= 0xA0;
@@ -222,7 +222,10 @@ static void test_reference_cases(void **state) {
         CASE("\t\n\r\x01\x7F", 0, "\t\n\r" FFFD "\x7F"),
         CASE("x\0y", 0, "x" FFFD "y"),
         CASE("\xED\xA0\x80|\xEF\xBF\xBE|\xEF\xBF\xBF|\xEF\xBF\xBD", 0, FFFD "|" FFFD "|" FFFD "|" FFFD),
-        CASE("\xC3|\xE2\x82|\xF0\x9F\x98|\xC0\xAF", 0, FFFD "|" FFFD FFFD "|" FFFD FFFD FFFD "|" FFFD FFFD),
+        CASE("\xC3|\xE2\x82|\xF0\x9F\x98|\xC0\xAF", 0, FFFD "|" FFFD "|" FFFD "|" FFFD FFFD),
+        /* a lone surrogate's form is one; CESU-8 two forms, two; a form cut
+         * short is its maximal subparts (ED cannot go on with A0) */
+        CASE("\xED\xA0\xBD\xED\xB8\x80|\xED\xA0|\xF4\x90\x80", 0, FFFD FFFD "|" FFFD FFFD "|" FFFD FFFD FFFD),
         CASE("\x1B[1;31mred\x1B[0m", AW_XML_STRIP_ANSI, "red"),
         CASE("\x1B[1;31mred", 0, FFFD "[1;31mred"),
         CASE("a\x1B]0;t\x07" "b\x1B]8;;u\x1B\\c", AW_XML_STRIP_ANSI, "abc"),

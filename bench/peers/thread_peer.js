@@ -19,14 +19,7 @@
 "use strict";
 const fs = require("fs");
 
-function escapeXml(text) {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
-}
+const { escapeXml } = require("./escape_xml");
 
 const ROLE = { user: "human", assistant: "ai", system: "system" };
 

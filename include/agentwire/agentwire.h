@@ -12,6 +12,7 @@
 #include "error.h"
 #include "json.h"
 #include "xml.h"
+#include "utf8.h"
 #include "event.h"
 #include "thread.h"
 #include "messages.h"

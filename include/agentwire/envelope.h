@@ -47,7 +47,9 @@ void aw_envelope_adapter_free(aw_envelope_adapter *a);
  * the payloads. now_ms is used when "at" is absent (milliseconds since
  * 1970). Emits zero or one envelope: empty stream chunks, stream chunks in
  * the minimal preset, a status equal to the last one, and continuation
- * events without the trace emit nothing. */
+ * events without the trace emit nothing. A field an event of its kind does
+ * not have (a misspelt "toolCallId", "text" for "chunk") is an error
+ * (AW_ETYPE naming it and the kind's fields), never passed over. */
 int aw_envelope_adapter_handle(aw_envelope_adapter *a, const aw_json_value *event, int64_t now_ms,
                                aw_error *err);
 

@@ -122,6 +122,11 @@ bool aw_json_equal(const aw_json_value *a, const aw_json_value *b);
 
 typedef struct aw_json_write_options {
     int indent; /* as JSON.stringify's third argument: clamped to 0..10; 0 is compact */
+    /* A lone surrogate (kept from a "\ud800" escape) as U+FFFD instead of
+     * JSON.stringify's "\ud800" escape: output that strict consumers
+     * (Python's json with UTF-8 text, Go, serde) take as valid Unicode.
+     * The command writes its JSON records this way, except `json format`. */
+    bool replace_lone_surrogates;
 } aw_json_write_options;
 
 /* Append JSON.stringify(v, null, indent) to out. opts may be NULL (compact).
@@ -130,9 +135,15 @@ int aw_json_write(const aw_json_value *v, const aw_json_write_options *opts, aw_
                   aw_error *err);
 
 /* Append a string as a JSON string literal, quotes included, escaped as
- * JSON.stringify escapes it. Invalid UTF-8 bytes become U+FFFD; 3-byte
- * surrogate forms become \udxxx. */
+ * JSON.stringify escapes it. Bytes that are not UTF-8 become U+FFFD, one
+ * per maximal subpart (the Unicode Standard's practice); a 3-byte
+ * surrogate form (a lone surrogate) becomes \udxxx, two in a row are two
+ * escapes (never joined into one character). */
 int aw_json_write_string(aw_buf *out, const char *s, size_t len);
+
+/* aw_json_write_string under opts (only replace_lone_surrogates counts;
+ * NULL is the default). */
+int aw_json_write_string_opts(aw_buf *out, const char *s, size_t len, const aw_json_write_options *opts);
 
 /* Append a number as JavaScript prints it (shortest round trip; NaN and
  * infinities as null, the JSON.stringify rule). */

@@ -37,10 +37,12 @@ typedef struct aw_messages_options {
 /* Encode messages: a JSON array of messages, or an Anthropic request
  * object {"system": ..., "messages": [...]}. Appends to out (no trailing
  * newline). A single user message whose content starts (after leading
- * whitespace) with "<thread>" is returned unchanged; such a message among
+ * whitespace) with "<thread>" is returned unchanged
+ * (but for what is not UTF-8: a lone surrogate escape is one U+FFFD); such a message among
  * others has its events decoded and spliced in place, ids renumbered.
- * Errors name the message index and field ("message 3: 'role' must be a
- * string"). opts may be NULL (AUTO, XML). On failure out is left as it was.
+ * Errors name the message by its index in the array, counted from 0 as
+ * the fields' own indexes are ("message 3: 'content[0].text' must be a
+ * string"); the command adds FILE:line:col of that message. opts may be NULL (AUTO, XML). On failure out is left as it was.
  *
  * Shapes (opts->format, or aw_messages_detect; a list that cannot be told
  * is read as OpenAI's):
@@ -51,23 +53,33 @@ typedef struct aw_messages_options {
  *   Anthropic  {"role": user|assistant (|system), "content": string or
  *              blocks}: text blocks; tool_use {"id","name","input"} become
  *              the assistant's calls; each tool_result {"tool_use_id",
- *              "content"} in a user message becomes a tool message of its
- *              own, in block order, the user text around them user messages.
- *   LangChain  {"type": human|ai|system|tool, "data": {...}}, the flat
+ *              "content", "is_error"} in a user message becomes a tool
+ *              message of its own, in block order, the user text around
+ *              them user messages.
+ *   LangChain  {"type": human|ai|system|tool|generic|function, "data":
+ *              {...}}, the flat
  *              {"type", "content", "tool_calls": [{"name","args","id"}],
  *              "tool_call_id"}, and JavaScript's serialized form {"lc": 1,
  *              "type": "constructor", "id": [..., "HumanMessage"], "kwargs"}.
  *              Aliases user/assistant, and class names (...Message, ...Chunk).
  *              Without "tool_calls", "additional_kwargs.tool_calls" (OpenAI
- *              shape) is read.
+ *              shape) is read. generic (ChatMessage) takes its "role";
+ *              function (FunctionMessage) is a tool output named by its
+ *              "name"; a tool message's "status": "error" is a failure.
+ *   OpenAI's legacy {"role": "function", "name", "content"} is a tool output
+ *   named by its "name".
  *   A top-level "system" (string or text blocks) is read for every shape.
  *   Unknown roles/types are errors.
  *
  * Content as text: absent or null is ""; a string is itself. For OpenAI and
  * Anthropic an array of parts is joined with "\n", a {"type": "text"} part
- * giving its "text" and any other part (image, thinking, ...) its compact
- * JSON, so nothing is dropped. For LangChain any non-string content is its
- * compact JSON (the reference's JSON.stringify).
+ * giving its "text", an image, audio, document or file part a description
+ * ("[image: image/png, 34 KB]", the size of the decoded data; "[image:
+ * URL]"), thinking and redacted_thinking blocks nothing (base64 and
+ * signatures are never pasted into a prompt), any other part its compact
+ * JSON. For LangChain non-string content is its compact JSON (the
+ * reference's JSON.stringify), unless it holds media or thinking parts:
+ * then it is joined as above.
  *
  * Arguments of a call: a string (OpenAI's "arguments") is parsed and
  * written as compact JSON, or written as it is when it is not JSON; a blank
@@ -78,9 +90,13 @@ typedef struct aw_messages_options {
  * per event, "</thread>", joined with "\n". system -> type="system", user ->
  * "human", assistant -> "ai" (only when its text is non-empty) then one
  * tool_input per call (attributes type id name call_id iteration), tool ->
- * tool_output (type id name call_id status="success" iteration), its name
- * that of the call with the same id anywhere in the list (a later call wins;
- * calls with no id or "" are not looked up), else "unknown". call_id is ""
+ * tool_output (type id name call_id status iteration), its name the
+ * message's own (function results) or that of the call with the same id
+ * anywhere in the list (a later call wins; calls with no id or "" are not
+ * looked up), else "unknown". status is "error" for a failed result
+ * (Anthropic is_error, LangChain status "error"), else "success": the
+ * reference writes "success" for every result, which tells a model that a
+ * failure succeeded; this is a deliberate difference. call_id is ""
  * when missing; iteration is "0"; id counts the lines written. Everything is
  * escaped with aw_xml_escape (bodies with AW_XML_STRIP_ANSI when
  * strip_ansi), so invalid UTF-8 and forbidden characters become U+FFFD.
@@ -89,11 +105,11 @@ typedef struct aw_messages_options {
  * spliced thread's events keep their own iteration and are written in the
  * thread layout (aw_thread_write_event: no call_id), a tool_output named
  * from the tool_inputs of that same thread; one that does not decode (text
- * after </thread>, such as a prefill, counts) is an error naming the
- * message.
+ * after </thread>, such as a prefill, counts; users type "<thread>") is
+ * written as a human line, as the reference writes it.
  *
  * Text (AW_MESSAGES_TEXT): "[System]", "[User]", "[Assistant]" or "[Tool
- * Result]", "\n", the content; messages joined with "\n\n". An assistant's
+ * Result]" ("[Tool Result: error]" for a failed one), "\n", the content; messages joined with "\n\n". An assistant's
  * calls follow its text (after a "\n" when the text is non-empty) as
  *   ```json
  *   {"tool_calls":[{"id":"...","name":"...","args":{...}}]}
@@ -104,6 +120,22 @@ typedef struct aw_messages_options {
  * only). */
 int aw_messages_encode(const aw_json_value *input, const aw_messages_options *opts, aw_buf *out,
                        aw_error *err);
+
+/* Where aw_messages_encode_json hands its output: return nonzero to stop
+ * (the encoder then fails with AW_ESTOP). */
+typedef int (*aw_messages_write_fn)(void *ctx, const char *bytes, size_t len);
+
+/* aw_messages_encode from the JSON text json[0..len), with memory for a few
+ * messages instead of the whole input and output: the root array's items
+ * are parsed one at a time (strictly, as aw_json_parse parses) and the
+ * output is handed to write in blocks of about 256 KB, as it is produced.
+ * The bytes are those of aw_json_parse then aw_messages_encode. Every
+ * error is found before anything is written (only a refused write or
+ * running out of memory can stop it half way), and it is placed in the
+ * text: err's offset, line and column are where the JSON goes wrong, or
+ * where the message an error names starts. */
+int aw_messages_encode_json(const char *json, size_t len, const aw_messages_options *opts,
+                            aw_messages_write_fn write, void *ctx, aw_error *err);
 
 /* The detected shape of input; AW_MESSAGES_AUTO when it cannot be told.
  * An object with a top-level "system" is Anthropic. Otherwise the messages

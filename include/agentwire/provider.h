@@ -141,7 +141,9 @@ typedef struct aw_provider_config {
     aw_prompt_encoding encoding; /* command-line providers: <thread> XML or the [User] text form */
     bool no_stream;            /* HTTP: ask for the whole reply at once */
     /* Timeouts in ms (0: the default): connect 10 s, first byte 60 s, idle
-     * between chunks 60 s, whole request 600 s. */
+     * between chunks 60 s, whole request 600 s. The command-line providers
+     * use the whole request's, and an idle one (no output) only when it is
+     * set: claude prints nothing until its reply is whole. */
     int64_t connect_timeout_ms;
     int64_t first_byte_timeout_ms;
     int64_t idle_timeout_ms;
@@ -172,7 +174,8 @@ bool aw_provider_has_native_tools(const aw_provider *p);
  * live until this returns. */
 int aw_provider_send(aw_provider *p, const aw_model_request *req, const aw_model_fns *fns, void *ctx,
                      aw_model_call **out, aw_error *err);
-/* Stop a request: no callback follows, the handle is gone. */
+/* Stop a request: no callback follows, the handle is gone. Allowed from
+ * inside the request's own callbacks too. */
 void aw_model_call_cancel(aw_model_call *c);
 
 /* The provider kinds and what each takes, for --help. */

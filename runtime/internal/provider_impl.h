@@ -35,6 +35,7 @@ struct aw_model_call {
     void *ctx;
     void *impl;
     bool stopped;              /* a callback asked to stop, or done was reported */
+    int depth;                 /* the caller's callbacks under way */
 };
 
 /* Report through the caller's callbacks. They return nonzero once the

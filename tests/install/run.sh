@@ -49,4 +49,29 @@ run "$scratch/pc_static" static
 "$cmake_bin" --build "$scratch/cmake_build" >"$scratch/cmake_build.log" || { cat "$scratch/cmake_build.log"; exit 1; }
 run "$scratch/cmake_build/consumer_shared" shared
 run "$scratch/cmake_build/consumer_static" static
-echo "install_consumer: pkg-config (shared, --static) and the CMake package (agentwire_shared, agentwire_static) all build and run"
+# 4. libagentwire-runtime, the same four ways: pkg-config (shared and
+# --static, which must bring libcurl and the codec library) and the CMake
+# package's two runtime targets
+printf '{"text":"hello"}\n' >"$scratch/replay.jsonl"
+run_rt() {
+    local exe=$1 needs=$2
+    if readelf -d "$exe" | grep -q 'NEEDED.*libagentwire-runtime\.so'; then
+        [ "$needs" = shared ] || { echo "$exe: linked to libagentwire-runtime.so, expected the static library" >&2; exit 1; }
+    else
+        [ "$needs" = static ] || { echo "$exe: not linked to libagentwire-runtime.so" >&2; exit 1; }
+    fi
+    "$exe" "$scratch/replay.jsonl" >"$exe.out" || { cat "$exe.out"; echo "$exe failed" >&2; exit 1; }
+    grep -q '^runtime ok$' "$exe.out" || { echo "$exe: wrong output" >&2; cat "$exe.out"; exit 1; }
+}
+cc $san -o "$scratch/rt_pc_shared" "$here/runtime_consumer.c" $(pkg-config --cflags --libs agentwire-runtime) \
+    -Wl,-rpath,"$libdir"
+run_rt "$scratch/rt_pc_shared" shared
+rt_static_libs=$(pkg-config --static --libs agentwire-runtime |
+    sed 's/-lagentwire-runtime\b/-l:libagentwire-runtime.a/; s/-lagentwire\b/-l:libagentwire.a/')
+case $rt_static_libs in *-lcurl*) ;; *) echo "pkg-config --static does not name libcurl: $rt_static_libs" >&2; exit 1 ;; esac
+cc $san -o "$scratch/rt_pc_static" "$here/runtime_consumer.c" $(pkg-config --static --cflags agentwire-runtime) \
+    $rt_static_libs
+run_rt "$scratch/rt_pc_static" static
+run_rt "$scratch/cmake_build/runtime_consumer_shared" shared
+run_rt "$scratch/cmake_build/runtime_consumer_static" static
+echo "install_consumer: pkg-config (shared, --static) and the CMake package (shared and static targets) all build and run, for libagentwire and libagentwire-runtime"

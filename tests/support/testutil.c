@@ -28,7 +28,7 @@ uint32_t aw_test_below(aw_test_rng *r, uint32_t n) { return (uint32_t)(aw_test_n
 char *aw_test_write_json(const aw_json_value *v, int indent, size_t *len) {
     aw_buf b;
     aw_buf_init(&b, NULL);
-    aw_json_write_options o = {indent};
+    aw_json_write_options o = {.indent = indent};
     aw_error err;
     if (aw_json_write(v, &o, &b, &err)) fail_msg("aw_json_write: %s", err.message);
     if (!b.data && aw_buf_reserve(&b, 0)) fail_msg("out of memory");
@@ -164,6 +164,43 @@ void aw_test_check_appended(const aw_buf *out, const char *prefix, size_t prefix
     assert_int_equal(err->code, AW_ENOMEM);
     assert_int_equal(out->len, prefix_len);
     assert_memory_equal(out->data, prefix, prefix_len);
+}
+
+/* 1 when seq[0..len) is a well-formed UTF-8 sequence of one character,
+ * decided from the code point it spells. */
+static int well_formed_one(const unsigned char *seq, size_t len) {
+    unsigned c = seq[0];
+    size_t want = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (want != len) return 0;
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1Fu) : len == 3 ? (c & 0x0Fu) : (c & 0x07u);
+    for (size_t i = 1; i < len; i++) {
+        if ((seq[i] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (seq[i] & 0x3Fu);
+    }
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    return cp >= least[len] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+}
+
+/* 1 when p[0..k) is how some well-formed sequence starts: tried with every
+ * second byte when only the lead is given, the rest filled with 0x80. */
+static int starts_well_formed(const unsigned char *p, size_t k) {
+    for (size_t len = k < 2 ? 2 : k; len <= 4; len++) {
+        unsigned char seq[4];
+        memcpy(seq, p, k);
+        for (unsigned second = 0x80; second <= 0xBF; second++) {
+            if (k < 2) seq[1] = (unsigned char)second;
+            for (size_t i = k < 2 ? 2 : k; i < len; i++) seq[i] = 0x80;
+            if (well_formed_one(seq, len)) return 1;
+            if (k >= 2) break;
+        }
+    }
+    return 0;
+}
+
+size_t aw_test_utf8_subpart(const unsigned char *p, size_t n) {
+    size_t k = 1;
+    while (k < n && k < 3 && starts_well_formed(p, k + 1)) k++;
+    return k;
 }
 
 bool aw_test_pid_alive(pid_t pid)

@@ -42,6 +42,13 @@ char *aw_test_write_json(const aw_json_value *v, int indent, size_t *len);
 void aw_test_check_appended(const aw_buf *out, const char *prefix, size_t prefix_len, int rc, const aw_error *err,
                             const char *want, size_t want_len);
 
+/* The Unicode Standard's maximal subpart at p (n > 0 bytes there, which do
+ * not start a well-formed sequence), worked out the slow way the
+ * definition reads: the longest prefix (at most 3 bytes) that some
+ * continuation bytes would complete into a well-formed sequence, or 1.
+ * The reference the library's U+FFFD substitution is held to. */
+size_t aw_test_utf8_subpart(const unsigned char *p, size_t n);
+
 /* The process is running (not gone, not a zombie: a killed orphan waits as
  * a zombie until whoever adopted it reaps it, and in a container that may
  * be never). */

@@ -1,0 +1,125 @@
+/* The store's observer of a run: each step written in one transaction
+ * (store.c), with the step's slim snapshot (seed 003). A step that cannot
+ * be written stops the run: on_step's error becomes the run's failure
+ * ("the run's records could not be kept: the store's disk is full"). A
+ * sub-agent's session is made on its first step, from the run's info. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal/rt_util.h"
+#include "internal/store_impl.h"
+
+/* The last stop reason each run reported (its "status" runtime event
+ * comes just before its final step). A run and its sub-agents: a few. */
+#define MAX_RUNS 16
+
+struct aw_store_recorder {
+    aw_store *store;
+    aw_slim_config snapshot;
+    struct {
+        char session[40];
+        char stop_reason[32];
+    } runs[MAX_RUNS];
+    size_t next_run;
+    char error[AW_ERROR_MESSAGE_MAX];
+};
+
+aw_store_recorder *aw_store_recorder_new(aw_store *s, const aw_slim_config *snapshot, aw_error *err)
+{
+    aw_store_recorder *rec = aw_malloc(s->alloc, sizeof *rec);
+    if (!rec) {
+        aw_rt_error(err, AW_ENOMEM, "out of memory");
+        return NULL;
+    }
+    memset(rec, 0, sizeof *rec);
+    rec->store = s;
+    if (snapshot)
+        rec->snapshot = *snapshot;
+    else
+        aw_slim_preset("standard", &rec->snapshot);
+    return rec;
+}
+
+void aw_store_recorder_free(aw_store_recorder *rec)
+{
+    if (rec)
+        aw_free(rec->store->alloc, rec);
+}
+
+const char *aw_store_recorder_error(const aw_store_recorder *rec) { return rec->error[0] ? rec->error : NULL; }
+
+static const char *stop_reason_of(aw_store_recorder *rec, const char *session)
+{
+    for (size_t i = 0; i < MAX_RUNS; i++)
+        if (!strcmp(rec->runs[i].session, session))
+            return rec->runs[i].stop_reason;
+    return NULL;
+}
+
+static void on_runtime(void *ctx, const aw_run_info *run, const aw_json_value *ev)
+{
+    aw_store_recorder *rec = ctx;
+    const aw_json_value *kind = aw_json_get(ev, "event");
+    const aw_json_value *stop = aw_json_get(ev, "stop_reason");
+    if (!aw_json_is_string(kind) || strcmp(kind->u.str.ptr, "status") || !aw_json_is_string(stop))
+        return;
+    size_t slot = MAX_RUNS;
+    for (size_t i = 0; i < MAX_RUNS && slot == MAX_RUNS; i++)
+        if (!strcmp(rec->runs[i].session, run->session_id))
+            slot = i;
+    if (slot == MAX_RUNS)
+        slot = rec->next_run++ % MAX_RUNS;
+    snprintf(rec->runs[slot].session, sizeof rec->runs[slot].session, "%s", run->session_id);
+    snprintf(rec->runs[slot].stop_reason, sizeof rec->runs[slot].stop_reason, "%s", stop->u.str.ptr);
+}
+
+/* A run the store has not seen: a sub-agent (a top-level run's session is
+ * begun by whoever starts it, with its configuration). */
+static int begin_unknown(aw_store_recorder *rec, const aw_run_info *run, aw_error *err)
+{
+    char owner[300];
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    snprintf(owner, sizeof owner, "%s:%ld", host, (long)getpid());
+    aw_session_start st = {
+        .id = run->session_id,
+        .kind = "run",
+        .parent_id = run->parent_session_id,
+        .agent_name = run->agent_name,
+        .owner = owner,
+    };
+    return aw_store_session_begin(rec->store, &st, err);
+}
+
+static int on_step(void *ctx, const aw_run_info *run, const aw_run_step *step, aw_error *err)
+{
+    aw_store_recorder *rec = ctx;
+    aw_json_doc *snap = NULL;
+    int rc = step->state ? aw_snapshot_slim(step->state, &rec->snapshot, rec->store->alloc, &snap, err) : 0;
+    if (!rc) {
+        const aw_json_value *snapshot = snap ? aw_json_doc_root(snap) : NULL;
+        const char *stop = stop_reason_of(rec, run->session_id);
+        rc = aw_store_append_step(rec->store, run->session_id, step, snapshot, stop, err);
+        if (rc == AW_STORE_ENOTFOUND) {
+            rc = begin_unknown(rec, run, err);
+            if (!rc)
+                rc = aw_store_append_step(rec->store, run->session_id, step, snapshot, stop, err);
+        }
+    }
+    aw_json_doc_free(snap);
+    if (rc) {
+        char msg[AW_ERROR_MESSAGE_MAX];
+        snprintf(msg, sizeof msg, "%s", err && err->message[0] ? err->message : aw_strerror(rc));
+        if (!rec->error[0])
+            snprintf(rec->error, sizeof rec->error, "%s", msg);
+        aw_rt_error(err, rc, "the store could not keep turn %u: %s", step->turn, msg);
+    }
+    return rc;
+}
+
+aw_run_observer aw_store_recorder_observer(aw_store_recorder *rec)
+{
+    aw_run_observer o = {.ctx = rec, .on_runtime = on_runtime, .on_step = on_step};
+    return o;
+}
