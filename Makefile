@@ -30,7 +30,7 @@ DEMO_AGENT = $(AGENTWIRE) run --model replay:examples/agent/session.jsonl --tran
 	--accounting $(DEMO_OUT)/accounting.jsonl --store sqlite:$(DEMO_OUT)/sessions.db \
 	"Which tools does examples/session.jsonl call, and how many events does it hold?"
 
-.PHONY: all deps build demo demo-agent test bench fuzz install clean
+.PHONY: all deps test-deps build demo demo-agent test bench fuzz install clean
 
 all: build
 
@@ -64,7 +64,15 @@ demo-agent:
 	$(DEMO_AGENT)
 	@echo "the run's thread, envelopes, accounting and session: $(DEMO_OUT)/thread.xml, events.jsonl, accounting.jsonl, sessions.db"
 
-test: deps
+# The tests run real MCP servers (npm, pinned in tests/mcp/package-lock.json).
+test-deps:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing: nodejs npm"; apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; \
+	  else echo "node and npm are needed for the MCP tests (sudo apt-get install nodejs npm)"; exit 1; fi; }
+	@[ -d tests/mcp/node_modules ] || (cd tests/mcp && npm ci --silent --no-audit --no-fund)
+
+test: deps test-deps
 	CC=$(CC) cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DAW_SANITIZE=ON -DAW_WERROR=ON >/dev/null
 	cmake --build $(BUILD_TEST) -j $(JOBS)
 	ctest --test-dir $(BUILD_TEST) --output-on-failure -j $(JOBS)

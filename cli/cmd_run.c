@@ -160,6 +160,7 @@ int cli_run_parse(cli_args *a, run_opts *o)
     } while (0)
         if (cli_is_help(opt)) {
             fputs(o->help ? o->help : run_help, stdout);
+            fputs(cli_mcp_help, stdout);
             return CLI_OK;
         } else if (!strcmp(opt, "--model")) {
             VALUE();
@@ -329,6 +330,9 @@ int cli_run_parse(cli_args *a, run_opts *o)
             o->quiet = true;
         } else if (!strcmp(opt, "--verbose")) {
             o->verbose = true;
+        } else if ((n = cli_mcp_option(a, opt, &o->mcp)) != 0) {
+            if (n < 0)
+                return CLI_USAGE;
         } else if ((n = cli_session_option(a, o, opt)) != -1) {
             if (n > 0)
                 return (int)n; /* a session option (cli_session.c), or a usage error in one */
@@ -538,6 +542,11 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
             goto out;
         cli_run_ui_attach_tools(ui, box);
     }
+    if ((rc = cli_mcp_add_servers(&o.mcp, loop, &box, "run")) != CLI_OK)
+        goto out;
+    if (box)
+        cli_run_ui_attach_tools(ui, box);
+    rc = CLI_REJECTED;
 
     aw_run_observer observers[3] = {aw_records_observer(records), cli_run_ui_observer(ui)};
     o.rcfg.models = models;

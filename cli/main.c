@@ -37,6 +37,8 @@ static const char main_help[] =
     "  sessions list|show|export|rm|gc\n"
     "             stored sessions\n"
     "  chat       one exchange of a conversation with memory (<llmQuery>/<llmResponse>)\n"
+    "  mcp list|call\n"
+    "             MCP servers' tools (--mcp-config FILE): list them, call one\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -60,6 +62,7 @@ static const group groups[] = {
     {"resume", cli_resume},
     {"sessions", cli_sessions},
     {"chat", cli_chat},
+    {"mcp", cli_mcp},
 };
 
 int main(int argc, char **argv) {
