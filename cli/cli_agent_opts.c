@@ -225,7 +225,7 @@ int cli_agent_add_tools(run_opts *o, aw_loop *loop, aw_toolbox **box, aw_records
         cli_run_ui_attach_tools(ui, *box);
     }
     aw_error err;
-    if (aw_agent_add_mcp(*box, loop, def, NULL, &err)) {
+    if (aw_agent_add_mcp(*box, loop, def, o->mcp.stderr_log, &err)) {
         fprintf(stderr, "agentwire run: %s\n", err.message);
         aw_free(NULL, patterns);
         return CLI_REJECTED;
@@ -236,7 +236,8 @@ int cli_agent_add_tools(run_opts *o, aw_loop *loop, aw_toolbox **box, aw_records
                             .command_line_count = ag->ncommand_line,
                             .observers = observers,
                             .observer_count = nobservers,
-                            .max_depth = ag->max_depth};
+                            .max_depth = ag->max_depth,
+                            .mcp_stderr_log = o->mcp.stderr_log};
         if (o->rec.trace_path) {
             env.provider.trace = aw_records_trace;
             env.provider.trace_ctx = records;

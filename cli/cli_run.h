@@ -11,6 +11,7 @@
 #include "agentwire/run.h"
 #include "agentwire/tools.h"
 #include "cli.h"
+#include "cli_mcp_opts.h"
 #include "cli_agent_opts.h"
 
 typedef struct cli_run_ui cli_run_ui;
@@ -52,6 +53,7 @@ typedef struct run_opts {
     bool transport_set, quiet, verbose;
     unsigned retries;
     bool retries_set;
+    cli_mcp_opts mcp;             /* --mcp-config, --mcp, --mcp-log (cli_mcp_opts.c) */
     /* sessions (cli_session.c) */
     const char *store_url;
     bool no_store;

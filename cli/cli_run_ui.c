@@ -271,6 +271,10 @@ cli_run_ui *cli_run_ui_new(aw_loop *loop, bool quiet, bool verbose)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
+    /* The loop wakes through the pipe; any other call restarts, so a
+     * first signal never turns into a failed write (of the report, say):
+     * a process stuck in one is what the second signal is for. */
+    sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);

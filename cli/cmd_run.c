@@ -40,6 +40,8 @@ static const char run_help[] =
     "  --max-tokens N, --temperature X\n"
     "  --no-stream               ask HTTP providers for whole replies\n"
     "  --retries N               retries of a failed request (3), with backoff\n"
+    "  --retry-base T            the first retry's wait (1s), doubled each time, with\n"
+    "                            jitter; a server's Retry-After wins when longer\n"
     "  --connect-timeout T, --first-byte-timeout T, --idle-timeout T, --request-timeout T\n"
     "                            (T: 500ms, 30s, 2m, or milliseconds)\n"
     "  --record FILE             write the model's replies as replay:FILE plays them\n"
@@ -75,6 +77,9 @@ static const char run_help[] =
     "  --thread FILE             the agent events as <thread> XML\n"
     "  --events FILE|-           UI envelopes as JSON lines (repeatable)\n"
     "  --stream-events           include agent.stream.chunk envelopes\n"
+    "  --events-preset P         standard (default); minimal: fewer envelopes;\n"
+    "                            debug: also each continuation decision with its\n"
+    "                            criteria (turns, final report, tool calls), full arguments\n"
     "  --accounting FILE         one JSON line per model request and per tool call\n"
     "  --trace FILE              every request and response body, keys redacted\n"
     "\n"
@@ -156,6 +161,7 @@ int cli_run_parse(cli_args *a, run_opts *o)
     } while (0)
         if (cli_is_help(opt)) {
             fputs(o->help ? o->help : run_help, stdout);
+            fputs(cli_mcp_help, stdout);
             fputs(cli_agent_help, stdout);
             return CLI_OK;
         } else if (!strcmp(opt, "--model")) {
@@ -205,6 +211,11 @@ int cli_run_parse(cli_args *a, run_opts *o)
             NUMBER(0, 100);
             o->retries = (unsigned)n;
             o->retries_set = true;
+        } else if (!strcmp(opt, "--retry-base")) {
+            if (duration_opt(a, opt, &o->rcfg.budgets.retry_base_ms))
+                return CLI_USAGE;
+            if (o->rcfg.budgets.retry_base_ms == 0) /* 0 is the library's "default" */
+                o->rcfg.budgets.retry_base_ms = 1;
         } else if (!strcmp(opt, "--connect-timeout")) {
             if (duration_opt(a, opt, &o->pcfg.connect_timeout_ms))
                 return CLI_USAGE;
@@ -299,6 +310,16 @@ int cli_run_parse(cli_args *a, run_opts *o)
             if (o->nevents == sizeof o->events / sizeof *o->events)
                 return cli_usage_error(a, "at most 8 --events destinations");
             o->events[o->nevents++] = v;
+        } else if (!strcmp(opt, "--events-preset")) {
+            VALUE();
+            if (!strcmp(v, "standard"))
+                o->rec.preset = AW_ENVELOPE_STANDARD;
+            else if (!strcmp(v, "minimal"))
+                o->rec.preset = AW_ENVELOPE_MINIMAL;
+            else if (!strcmp(v, "debug"))
+                o->rec.preset = AW_ENVELOPE_DEBUG;
+            else
+                return cli_usage_error(a, "--events-preset is standard, minimal or debug, not '%s'", v);
         } else if (!strcmp(opt, "--stream-events")) {
             o->rec.stream_events = true;
         } else if (!strcmp(opt, "--accounting")) {
@@ -311,6 +332,9 @@ int cli_run_parse(cli_args *a, run_opts *o)
             o->quiet = true;
         } else if (!strcmp(opt, "--verbose")) {
             o->verbose = true;
+        } else if ((n = cli_mcp_option(a, opt, &o->mcp)) != 0) {
+            if (n < 0)
+                return CLI_USAGE;
         } else if ((n = cli_session_option(a, o, opt)) != -1) {
             if (n > 0)
                 return (int)n; /* a session option (cli_session.c), or a usage error in one */
@@ -528,6 +552,11 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
             goto out;
         cli_run_ui_attach_tools(ui, box);
     }
+    if ((rc = cli_mcp_add_servers(&o.mcp, loop, &box, "run")) != CLI_OK)
+        goto out;
+    if (box)
+        cli_run_ui_attach_tools(ui, box);
+    rc = CLI_REJECTED;
 
     aw_run_observer observers[3] = {aw_records_observer(records), cli_run_ui_observer(ui)};
     if ((rc = cli_agent_add_tools(&o, loop, &box, records, observers, 2, ui)) != CLI_OK)
@@ -570,6 +599,10 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
         if (rc == CLI_OK)
             rc = CLI_REJECTED;
     }
+    for (size_t i = 0; i < o.nevents; i++)
+        if (sinks[i]->dropped)
+            fprintf(stderr, "agentwire run: %s: %llu envelope%s dropped (the reader fell behind or went away)\n",
+                    sinks[i]->name, (unsigned long long)sinks[i]->dropped, sinks[i]->dropped == 1 ? "" : "s");
     goto out;
 
 fail:

@@ -77,13 +77,7 @@ static void check_mcp(checker *c, const aw_agent_def *def)
 {
     for (size_t i = 0; i < def->mcp_count; i++) {
         aw_error e;
-        int rc = aw__agent_mcp_check(def, i, c->alloc, &e);
-        if (rc == AW_ESTOP) {
-            tell(c, AW_AGENT_WARNING, def->path, def->mcp[i].line, def->mcp[i].column,
-                 "mcpServers: not checked: this build of agentwire has no MCP client");
-            return;
-        }
-        if (rc)
+        if (aw__agent_mcp_check(def, i, c->alloc, &e))
             tell(c, AW_AGENT_ERROR, def->path, def->mcp[i].line, def->mcp[i].column, "mcpServers (%s): %s",
                  def->mcp[i].origin, e.message);
     }

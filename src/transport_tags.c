@@ -304,14 +304,40 @@ static int final_report(aw_extractor *x, aw_text status, aw_text content, bool t
                                           : "Final report payload must be a JSON array of Slack messages or {\"messages\": [...]}.");
         }
     }
-    aw_x_final fin = {status, f, content, json, truncated, repairs, AW_COMMAND_FINAL_XML};
-    aw_x_event ev = {AW_X_FINAL, AW__X_NO_TEXT, slot, tool, NULL, &fin, NULL};
+    aw_x_final fin = {status, f, content, json, truncated, repairs, AW_COMMAND_FINAL_XML, false, true, NULL, 0, NULL};
+    /* layer 2: a json report is checked against the user's schema; the
+     * verdict and the errors travel with the report */
+    aw_schema_result sr;
+    aw_schema_result_init(&sr, x->alloc);
+    aw_buf summary;
+    aw_buf_init(&summary, x->alloc);
     int rc = 0;
-    if (x->stopped) rc = AW_ESTOP;
+    if (f == AW_FORMAT_JSON && x->t->final_compiled) {
+        aw_schema_validate_options vo = {20, 0};
+        rc = aw_schema_validate(x->t->final_compiled, json, &vo, &sr, NULL);
+        if (rc == AW_ELIMIT) {
+            sr.valid = false;
+            sr.truncated = true;
+            rc = 0;
+        }
+        fin.schema_checked = true;
+        fin.schema_valid = sr.valid;
+        if (!rc && !sr.valid) {
+            rc = aw_schema_result_summary(&sr, 0, &summary);
+            fin.schema_errors = sr.errors;
+            fin.schema_error_count = sr.error_count;
+            fin.schema_message = summary.data;
+        }
+    }
+    aw_x_event ev = {AW_X_FINAL, AW__X_NO_TEXT, slot, tool, NULL, &fin, NULL};
+    if (rc) rc = AW_ENOMEM;
+    else if (x->stopped) rc = AW_ESTOP;
     else if (x->fn(x->ctx, &ev)) {
         x->stopped = 1;
         rc = AW_ESTOP;
     }
+    aw_buf_free(&summary);
+    aw_schema_result_free(&sr);
     aw_json_doc_free(doc);
     return rc ? rc : 1;
 }

@@ -76,7 +76,7 @@ $T/tree/c.md:4:9: format is one of markdown, text, json, tty, pipe, slack-block-
 $T/tree/c.md:3:9: warning: agents: $T/tree/d.md would be level 3, deeper than the limit of 2 (--max-depth): calls to it are refused" "$(cat "$T/err")"
 
 # mcpServers: read and shown without starting anything; what the MCP
-# client says of a configuration file, when this build has one
+# client says of a configuration file
 cat >"$T/servers.json" <<'EOF'
 {"mcpServers": {"fs": {"command": 7}}}
 EOF
@@ -90,14 +90,8 @@ mcpServers:
 EOF
 run 0 "show: mcpServers" agent show "$T/mcp.md"
 has '"mcpServers":[{"config":{"mcpServers":{"fs":{"command":7}}},"base_dir":"'"$T"'","origin":"'"$T"'/servers.json"},{"config":{"mcpServers":{"web":{"command":"web-server","args":["--port","8080"],"env":{"DEBUG":"1"}}}},"base_dir":"'"$T"'","origin":"the frontmatter"}]' "show: mcpServers, both configurations" "$T/out"
-if "$CLI" mcp --help >/dev/null 2>&1; then
-    run 1 "check: an MCP configuration the client refuses" agent check "$T/mcp.md"
-    has "$T/mcp.md:4:5: mcpServers ($T/servers.json): mcpServers.fs" "check: the client's words, placed" "$T/err"
-else
-    echo "skipped: the MCP client's own check of mcpServers (this build has no 'agentwire mcp')"
-    run 0 "check: mcpServers without an MCP client" agent check "$T/mcp.md"
-    has "$T/mcp.md:4:5: warning: mcpServers: not checked: this build of agentwire has no MCP client" "check: said plainly" "$T/err"
-fi
+run 1 "check: an MCP configuration the client refuses" agent check "$T/mcp.md"
+same "check: the client's words, placed" "$T/mcp.md:4:5: mcpServers ($T/servers.json): mcpServers.fs: 'command' must be a non-empty string" "$(cat "$T/err")"
 
 # the README's examples stay valid
 run 0 "check: the README's example agents" agent check "$SRC/examples/agents/lead.md"
@@ -222,6 +216,47 @@ run 0 "run --agent: the file's tools" run --agent "$T/allow.md" --tools "$T/tool
 printf '{"text": "%s", "expect": ["Leaves."]}\n' "$(final "x")" >"$T/allow.jsonl"
 run 1 "run --agent: the file's tools hide the others" run --agent "$T/allow.md" --tools "$T/tools.json" --nonce $N "x"
 run 0 "run --agent: --allow-tools wins" run --agent "$T/allow.md" --tools "$T/tools.json" --allow-tools 'b*' --nonce $N "x"
+
+# ---- a sub-agent with a real MCP server of its own -------------------------------------------
+
+# @modelcontextprotocol/server-filesystem, pinned in tests/mcp (npm ci on
+# first use, as test_mcp_e2e.sh does)
+mods=$SRC/tests/mcp/node_modules
+if [ ! -d "$mods/@modelcontextprotocol/server-filesystem" ] && command -v npm >/dev/null; then
+    (cd "$SRC/tests/mcp" && npm ci --silent --no-audit --no-fund) >/dev/null 2>&1
+fi
+fs_js=$mods/@modelcontextprotocol/server-filesystem/dist/index.js
+if [ -f "$fs_js" ] && command -v node >/dev/null; then
+    mkdir -p "$T/work"
+    echo "the secret is 7" >"$T/work/note.txt"
+    cat >"$T/reader.md" <<MD
+---
+name: reader
+description: Reads files.
+model: replay:reader.jsonl
+transport: native
+tools: Read, mcp__fs__read_text_file
+mcpServers:
+  - fs: {command: node, args: ["$fs_js", "$T/work"]}
+---
+You read.
+MD
+    # offered only the tool its tools allow, it reads through its own server
+    cat >"$T/reader.jsonl" <<JSON
+{"expect": ["fs__read_text_file"], "tool_calls": [{"id": "r", "name": "fs__read_text_file", "arguments": {"path": "$T/work/note.txt"}}, {"id": "w", "name": "fs__write_file", "arguments": {"path": "$T/work/x", "content": "x"}}]}
+{"expect": ["the secret is 7", "there is no tool named 'fs__write_file'"], "tool_calls": [{"id": "f", "name": "agent__final_report", "arguments": {"status": "success", "content": "it says 7"}}]}
+JSON
+    printf -- '---\nname: asker\nmodel: replay:asker.jsonl\nagents: [reader.md]\n---\n' >"$T/asker.md"
+    printf '{"text": "%s"}\n{"text": "%s", "expect": ["it says 7"]}\n' \
+        "$(call 0001 agent__reader '{\"task\": \"read note.txt\"}')" "$(final "seven")" >"$T/asker.jsonl"
+    run 0 "run --agent: a sub-agent's own MCP server" run --agent "$T/asker.md" --nonce $N "what is the secret?"
+    same "run --agent: a sub-agent's own MCP server, report" "seven" "$(cat "$T/out")"
+    checks=$((checks + 1))
+    [ ! -e "$T/work/x" ] || fail "run --agent: a tool its tools exclude was run"
+    run 0 "check: the sub-agent's servers, by the MCP client" agent check "$T/asker.md"
+else
+    echo "skipped: a sub-agent with a real MCP server (no node, or tests/mcp's npm packages could not be installed)"
+fi
 
 # ---- SIGINT while a sub-agent's tool runs --------------------------------------------------------
 

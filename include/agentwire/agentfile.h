@@ -203,8 +203,9 @@ aw_tool_source *aw_agent_tools_new(aw_loop *l, const aw_agent_file *owner, const
                                    const char *const *models, size_t model_count, aw_toolbox *home, unsigned depth,
                                    const char *const *chain, size_t chain_len, aw_error *err);
 
-/* Add owner's mcpServers to box. Fails when this build has no MCP client
- * and the file names servers. */
+/* Add def's mcpServers to box (aw_mcp_add_config for each configuration;
+ * nothing starts until the toolbox does). Errors name the agent file and
+ * the place the servers are written. */
 int aw_agent_add_mcp(aw_toolbox *box, aw_loop *l, const aw_agent_def *def, const char *stderr_log, aw_error *err);
 
 /* The allow patterns of def's `tools` for aw_toolbox_allow, with agent__*

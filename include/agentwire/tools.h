@@ -121,8 +121,10 @@ void aw_tool_call_cancel(aw_tool_call *c);
 /* A JSON array of {name, description, input_schema, command: [argv...],
  * timeout_ms, cwd, env}. Each call runs the command in a process group of
  * its own with the arguments as JSON on stdin; its stdout is the result; a
- * non-zero exit is a failed call with the tail of stderr. Errors name the
- * index and the field. The definitions are copied. */
+ * non-zero exit is a failed call with the tail of stderr. The providers'
+ * keys (OPENAI_API_KEY, ANTHROPIC_API_KEY) are not passed on unless the
+ * tool's "env" sets them. Errors name the index and the field. The
+ * definitions are copied. */
 aw_tool_source *aw_command_tools_new(aw_loop *l, const aw_json_value *defs, const char *base_dir,
                                      const aw_allocator *alloc, aw_error *err);
 

@@ -22,6 +22,7 @@
 #include "error.h"
 #include "event.h"
 #include "json.h"
+#include "schema.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,7 +51,9 @@ int aw_report_format_parse(const char *s, size_t n);
 typedef struct aw_tool_def {
     aw_text name;
     aw_text description;
-    const aw_json_value *schema; /* JSON Schema of the arguments; may be NULL */
+    const aw_json_value *schema; /* JSON Schema of the arguments; may be NULL. Compiled by
+                                    aw_transport_new (2020-12 unless its $schema says
+                                    draft-07); every call of the tool is checked against it */
 } aw_tool_def;
 
 /* Read a JSON array of tool definitions in any common shape: OpenAI
@@ -79,7 +82,8 @@ typedef struct aw_transport_config {
     const char *prefix;          /* tag prefix; NULL: "ai-agent" */
     unsigned max_calls_per_turn; /* 0: 10 */
     aw_report_format format;     /* expected final-report format */
-    const aw_json_value *final_schema; /* for AW_FORMAT_JSON: the user's schema, or NULL */
+    const aw_json_value *final_schema; /* for AW_FORMAT_JSON: the user's schema, or NULL;
+                                          a json final report is validated against it */
     const aw_tool_def *tools;    /* copied by aw_transport_new */
     size_t tool_count;
     const char *const *reasoning_tags; /* NULL: {"think"}; tags whose content is passed over */
@@ -90,6 +94,9 @@ typedef struct aw_transport_config {
 
 typedef struct aw_transport aw_transport;
 
+/* A schema (a tool's or the final report's) that does not compile fails
+ * the session: err names the tool and the keyword ("tool `search`:
+ * /properties/q/pattern: invalid regular expression: ..."). */
 aw_transport *aw_transport_new(const aw_transport_config *cfg, aw_error *err);
 void aw_transport_free(aw_transport *t);
 const char *aw_transport_nonce(const aw_transport *t);
@@ -131,7 +138,8 @@ typedef enum aw_reject_reason {
     AW_REJECT_NOT_ALLOWED_IN_MODE,
     AW_REJECT_INVALID_JSON,
     AW_REJECT_BAD_STATUS,
-    AW_REJECT_WRONG_FORMAT
+    AW_REJECT_WRONG_FORMAT,
+    AW_REJECT_INVALID_ARGUMENTS /* the arguments break the tool's schema */
 } aw_reject_reason;
 
 /* "wrong_nonce", "dead_slot", ... */
@@ -165,6 +173,14 @@ typedef struct aw_x_final {
     bool truncated;              /* accepted unclosed after a length stop */
     unsigned repairs;
     const char *command;         /* AW_COMMAND_FINAL_XML */
+    /* Layer 2 of a json report with a final schema: schema_checked, and
+     * schema_valid false when json breaks the schema, with the errors and
+     * schema_message (them in one line a model can act on). */
+    bool schema_checked;
+    bool schema_valid;
+    const aw_schema_error *schema_errors;
+    size_t schema_error_count;
+    const char *schema_message;
 } aw_x_final;
 
 typedef struct aw_x_rejection {
@@ -172,6 +188,9 @@ typedef struct aw_x_rejection {
     aw_text tool;
     aw_reject_reason reason;
     const char *message;         /* one line telling the model what to fix */
+    /* invalid_arguments: the schema errors (the message lists them too) */
+    const aw_schema_error *errors;
+    size_t error_count;
 } aw_x_rejection;
 
 typedef struct aw_x_event {

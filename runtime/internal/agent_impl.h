@@ -14,8 +14,8 @@ aw_tool_source *aw__inherited_tools_new(aw_toolbox *from, const char *exclude_pr
                                         aw_error *err);
 
 /* Whether the MCP client takes def's i-th server configuration, checked
- * by adding its servers to a toolbox that never starts: 0, an error (err
- * says which server and why), or AW_ESTOP when this build has no client. */
+ * by adding its servers to a toolbox that never starts: 0, or an error (err
+ * says which server and why). */
 int aw__agent_mcp_check(const aw_agent_def *def, size_t i, const aw_allocator *alloc, aw_error *err);
 
 #endif

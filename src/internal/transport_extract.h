@@ -216,13 +216,21 @@ int aw__extract_open_unended(aw_extractor *x, int at_end);
 
 /* Report a rejection and add its line to the feedback. */
 int aw__extract_reject(aw_extractor *x, aw_text slot, aw_text tool, aw_reject_reason reason, const char *message);
+/* The same, with the schema errors behind an invalid_arguments rejection. */
+int aw__extract_reject_with(aw_extractor *x, aw_text slot, aw_text tool, aw_reject_reason reason, const char *message,
+                            const aw_schema_result *errors);
 /* Parse a payload as JSON, strictly first and then with repair. *doc is
  * NULL when nothing could be recovered; fails only with AW_ENOMEM. */
 int aw__extract_parse_payload(const aw_extractor *x, const char *s, size_t n, aw_json_doc **doc, unsigned *repairs);
+/* Report an accepted call once its arguments pass the tool's schema (else
+ * an invalid_arguments rejection): 0, or a negative code. */
 int aw__extract_emit_call(aw_extractor *x, aw_text slot, aw_text tool, const aw_json_value *args, aw_text payload,
                           const char *source, unsigned repairs);
-/* A JSON-object payload for a tool: a call (1), or invalid_json (0), or a
- * negative code; `why`, when not NULL, says what is wrong with the JSON. */
+/* The same, telling which: 1 reported, 0 rejected, or a negative code. */
+int aw__extract_checked_call(aw_extractor *x, aw_text slot, aw_text tool, const aw_json_value *args, aw_text payload,
+                             const char *source, unsigned repairs);
+/* A JSON-object payload for a tool: a call (1), or invalid_json or
+ * invalid_arguments (0), or a negative code; `why`, when not NULL, says what is wrong with the JSON. */
 int aw__extract_tool_call(aw_extractor *x, aw_text slot, aw_text tool, aw_text payload, const char *source,
                           const char *why);
 /* "the string starting "hello} (1:11)": the JSON string whose quote is at
