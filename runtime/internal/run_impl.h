@@ -89,6 +89,7 @@ struct aw_run {
     aw_buf last_rejection;
     aw_buf feedback;          /* the TURN-FAILED lines of this turn */
     size_t rejections;
+    size_t rejections_answered; /* native calls refused: answered by their tool messages */
     unsigned native_tool_calls; /* native tool calls of this reply, for max_calls_per_turn */
     int64_t request_started_ms, first_byte_ms;
     aw_model_usage turn_usage;
