@@ -62,6 +62,9 @@ struct aw_run {
 
     aw_transport *transport;
     aw_tool_def *tool_defs;   /* what the transport and the provider get */
+    bool tools_changed;       /* the toolbox's list changed: rebuilt before the next turn */
+    aw_timer *tools_wait;     /* waiting for a changed list before the next turn */
+    bool tools_waited;        /* ...and the wait ran out */
     size_t tool_def_count;
     aw_json_doc *builtin_schemas;
 
