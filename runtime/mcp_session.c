@@ -55,6 +55,17 @@ void aw__mcp_start_relist(mcp_source *s)
     }
     if (!s->init_timer)
         s->init_timer = aw_loop_timer(s->loop, s->init_timeout_ms, aw__mcp_init_timed_out, s);
+    s->base.refreshing = true;
+}
+
+/* A fetch of the changed list ended: whoever waits for it goes on. */
+static void refresh_ended(mcp_source *s)
+{
+    if (!s->base.refreshing || s->list_id)
+        return;
+    s->base.refreshing = false;
+    if (s->base.changed && !s->dying)
+        s->base.changed(s->base.changed_ctx);
 }
 
 static void become_ready(mcp_source *s)
@@ -98,13 +109,14 @@ static void list_complete(mcp_source *s)
     } else {
         aw_timer_free(s->init_timer);
         s->init_timer = NULL;
-        if (!same && s->base.changed)
+        if (!same && s->base.changed && !s->base.refreshing)
             s->base.changed(s->base.changed_ctx);
     }
     if (s->list_again && !s->dying) {
         s->list_again = false;
         aw__mcp_start_relist(s);
     }
+    refresh_ended(s);
 }
 
 void aw__mcp_on_list_answer(mcp_source *s, const mcp_msg *m)
@@ -122,6 +134,7 @@ void aw__mcp_on_list_answer(mcp_source *s, const mcp_msg *m)
                      m->error_message.ptr);
             aw_timer_free(s->init_timer);
             s->init_timer = NULL;
+            refresh_ended(s);
         }
         return;
     }
@@ -221,6 +234,7 @@ void aw__mcp_init_timed_out(void *ctx)
         mcp_toolset_free(s->alloc, s->building);
         s->building = NULL;
         s->list_id = 0;
+        refresh_ended(s);
     }
     aw__mcp_leave(s);
 }

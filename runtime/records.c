@@ -288,12 +288,6 @@ void aw_records_trace(void *ctx, const char *what, const char *p, size_t n)
         note_error(rec, rec->cfg.trace_path, errno);
 }
 
-static void on_trace(void *ctx, const aw_run_info *run, const char *what, const char *p, size_t n)
-{
-    (void)run;
-    aw_records_trace(ctx, what, p, n);
-}
-
 static int on_step(void *ctx, const aw_run_info *run, const aw_run_step *step, aw_error *err)
 {
     (void)run;
@@ -306,7 +300,12 @@ static int on_step(void *ctx, const aw_run_info *run, const aw_run_step *step, a
 
 aw_run_observer aw_records_observer(aw_records *rec)
 {
-    aw_run_observer o = {rec, on_event, on_runtime, on_accounting, on_reply, on_trace, on_step, NULL, NULL};
+    aw_run_observer o = {.ctx = rec,
+                         .on_event = on_event,
+                         .on_runtime = on_runtime,
+                         .on_accounting = on_accounting,
+                         .on_reply = on_reply,
+                         .on_step = on_step};
     return o;
 }
 

@@ -16,6 +16,9 @@
 #define DEFAULT_MAX_TURNS 10
 
 static void tools_ready(void *ctx);
+static void tools_changed(void *ctx);
+static int build_tools(aw_run *r);
+static int make_transport(aw_run *r);
 #define THREAD_TAIL "\n</thread>"
 
 int64_t aw__run_now(const aw_run *r)
@@ -175,8 +178,11 @@ void aw_run_free(aw_run *r)
     aw_free(a, r->calls);
     aw_timer_free(r->run_timer);
     aw_timer_free(r->wake);
-    if (r->cfg.tools)
+    aw_timer_free(r->tools_wait);
+    if (r->cfg.tools) {
         aw_toolbox_forget(r->cfg.tools, tools_ready, r);
+        aw_toolbox_on_change(r->cfg.tools, NULL, NULL);
+    }
     aw_extractor_free(r->x);
     aw_transport_free(r->transport);
     aw_free(a, r->tool_defs);
@@ -336,10 +342,45 @@ static int available_tools(aw_run *r, aw_json_doc *d, aw_json_value *ev)
     return list && !aw_json_object_set(d, ev, "available_tools", 15, list) ? 0 : AW_ENOMEM;
 }
 
+#define TOOLS_WAIT_MS 5000
+
+static void tools_wait_over(void *ctx)
+{
+    aw_run *r = ctx;
+    aw_timer_free(r->tools_wait);
+    r->tools_wait = NULL;
+    r->tools_waited = true;
+    aw__run_log(r, AW_LOG_WARN, "a changed tool list did not arrive within %d ms; going on with the old one",
+                TOOLS_WAIT_MS);
+    aw__run_wake(r, WAKE_NEXT_TURN);
+}
+
 void aw__run_next_turn(aw_run *r)
 {
     if (r->finishing)
         return;
+    /* A server said its tools changed and is sending the new list (the
+     * call that changed them may have been this very turn's): wait for it,
+     * a little, so the next request offers what is there. */
+    if (r->cfg.tools && aw_toolbox_refreshing(r->cfg.tools) && !r->tools_waited) {
+        if (!r->tools_wait && !(r->tools_wait = aw_loop_timer(r->loop, TOOLS_WAIT_MS, tools_wait_over, r)))
+            aw__run_fail(r, "error", "out of memory");
+        return;
+    }
+    r->tools_waited = false;
+    aw_timer_free(r->tools_wait);
+    r->tools_wait = NULL;
+    /* The toolbox said its tools changed (an MCP server's list_changed):
+     * the new list is offered from this turn on, between turns, never
+     * under a reply that is being read. */
+    if (r->tools_changed) {
+        r->tools_changed = false;
+        if (build_tools(r) || make_transport(r)) {
+            aw__run_fail(r, "error", "out of memory rebuilding the tool list");
+            return;
+        }
+        aw__run_log(r, AW_LOG_INFO, "the tool list changed: %zu tools offered", r->tool_def_count);
+    }
     r->turn++;
     r->info.turn = r->turn;
     r->model_index = 0;
@@ -623,8 +664,13 @@ static int build_tools(aw_run *r)
 
 static int make_transport(aw_run *r)
 {
+    /* A rebuilt transport (the tools changed) keeps the session's nonce. */
+    char kept[16] = "";
+    if (r->transport)
+        snprintf(kept, sizeof kept, "%s", aw_transport_nonce(r->transport));
     aw_transport_free(r->transport);
-    const char *nonce = r->cfg.nonce;
+    r->transport = NULL;
+    const char *nonce = kept[0] ? kept : r->cfg.nonce;
     const aw_json_value *rn = aw_json_get(r->cfg.resume, "nonce");
     if (!nonce && aw_json_is_string(rn))
         nonce = rn->u.str.ptr;
@@ -722,11 +768,24 @@ static int restore(aw_run *r)
     return 0;
 }
 
+static void tools_changed(void *ctx)
+{
+    aw_run *r = ctx;
+    r->tools_changed = true;
+    if (r->tools_wait) {
+        aw_timer_free(r->tools_wait);
+        r->tools_wait = NULL;
+        aw__run_wake(r, WAKE_NEXT_TURN);
+    }
+}
+
 static void tools_ready(void *ctx)
 {
     aw_run *r = ctx;
     if (r->finishing)
         return;
+    if (r->cfg.tools)
+        aw_toolbox_on_change(r->cfg.tools, tools_changed, r);
     if (build_tools(r) || make_transport(r)) {
         aw__run_fail(r, "error", "could not set up the tool transport (out of memory or a bad nonce)");
         return;

@@ -26,6 +26,7 @@ void aw__run_reset_reply(aw_run *r)
     r->native_doc = NULL;
     r->native = NULL;
     r->rejections = 0;
+    r->rejections_answered = 0;
     r->native_tool_calls = 0;
     r->reply_failed = false;
     r->first_byte_ms = 0;
@@ -387,9 +388,21 @@ static int native_call(aw_run *r, size_t i, aw_error *err)
     const aw_json_value *nm = aw_json_get(aw_json_get(n, "function"), "name");
     aw_text id = aw_json_is_string(idv) ? (aw_text){idv->u.str.ptr, idv->u.str.len} : (aw_text){"", 0};
     aw_text name = aw_json_is_string(nm) ? (aw_text){nm->u.str.ptr, nm->u.str.len} : (aw_text){"", 0};
-    run_call *c = aw__run_add_call(r, CALL_REJECTED, name, id, (aw_text){"", 0}, "native", NULL, true);
+    /* The records show the arguments as the model wrote them, when they
+     * are a JSON object at all (a refused call is often one that is). */
+    const aw_json_value *text = aw_json_get(aw_json_get(n, "function"), "arguments");
+    aw_json_doc *args = NULL;
+    aw_json_read_options ro = {.alloc = r->alloc};
+    if (aw_json_is_string(text) &&
+        aw_json_parse(text->u.str.ptr, text->u.str.len, &ro, &args, NULL) == AW_ENOMEM)
+        return aw_rt_error(err, AW_ENOMEM, "out of memory");
+    const aw_json_value *obj = args && aw_json_is_object(aw_json_doc_root(args)) ? aw_json_doc_root(args) : NULL;
+    run_call *c = aw__run_add_call(r, CALL_REJECTED, name, id, (aw_text){"", 0}, "native", obj, true);
+    aw_json_doc_free(args);
     if (!c)
         return aw_rt_error(err, AW_ENOMEM, "out of memory");
+    /* its tool message carries the reason: no TURN-FAILED line for it */
+    r->rejections_answered += r->rejections - before;
     const char *why = r->rejections > before && r->last_rejection.len ? r->last_rejection.data : "the call was refused";
     if (aw_buf_append_str(&c->output, why))
         return aw_rt_error(err, AW_ENOMEM, "out of memory");
@@ -438,7 +451,10 @@ static void on_done(void *ctx, const aw_model_result *res)
         const char *warning = aw_extractor_warning(r->x);
         if (warning)
             aw__run_log(r, AW_LOG_WARN, "turn %u: %s", r->turn, warning);
-        if (!rc)
+        /* TURN-FAILED lists what the model has no other answer to: when
+         * every rejection was a native call, each already has its tool
+         * message with the reason. */
+        if (!rc && r->rejections > r->rejections_answered)
             rc = aw_extractor_feedback(r->x, &r->feedback);
         if (!rc && r->reply_failed)
             rc = aw_rt_error(&err, AW_ENOMEM, "out of memory");

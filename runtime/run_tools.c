@@ -469,7 +469,10 @@ int aw__run_history_after_tools(aw_run *r)
             }
             aw_buf text;
             aw_buf_init(&text, r->alloc);
-            int rc = aw_transport_render_past(past, n, &text);
+            /* results are cut to --max-tool-output already (with the
+             * marker at their end): the notice shows them whole */
+            size_t max = r->cfg.budgets.max_tool_output ? r->cfg.budgets.max_tool_output : DEFAULT_MAX_OUTPUT;
+            int rc = aw_transport_render_past_limit(past, n, max + 256, &text);
             aw_free(r->alloc, past);
             aw_chat_msg m = {.role = AW_CHAT_USER, .content = {text.data ? text.data : "", text.len}};
             if (!rc)

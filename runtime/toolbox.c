@@ -335,6 +335,14 @@ void aw_toolbox_forget(aw_toolbox *b, void (*ready)(void *ctx), void *ctx)
             i++;
 }
 
+bool aw_toolbox_refreshing(const aw_toolbox *b)
+{
+    for (size_t i = 0; b && i < b->nsources; i++)
+        if (b->sources[i].usable && b->sources[i].src->refreshing)
+            return true;
+    return false;
+}
+
 const aw_tool_def *aw_toolbox_defs(const aw_toolbox *b, size_t *count)
 {
     *count = b ? b->ndefs : 0;

@@ -124,6 +124,10 @@ typedef struct aw_past_call {
  * 4,096 bytes at a character boundary and XML-escaped, so tool output can
  * never forge a tag. Writes nothing for n == 0. */
 int aw_transport_render_past(const aw_past_call *calls, size_t n, aw_buf *out);
+/* The same with each request and response cut to max_bytes instead (0:
+ * 4,096): a runtime passes the size its results are already cut to, so
+ * the model sees them whole. */
+int aw_transport_render_past_limit(const aw_past_call *calls, size_t n, size_t max_bytes, aw_buf *out);
 
 /* ---- the streaming extractor -------------------------------------------- */
 

@@ -62,6 +62,9 @@ struct aw_run {
 
     aw_transport *transport;
     aw_tool_def *tool_defs;   /* what the transport and the provider get */
+    bool tools_changed;       /* the toolbox's list changed: rebuilt before the next turn */
+    aw_timer *tools_wait;     /* waiting for a changed list before the next turn */
+    bool tools_waited;        /* ...and the wait ran out */
     size_t tool_def_count;
     aw_json_doc *builtin_schemas;
 
@@ -89,6 +92,7 @@ struct aw_run {
     aw_buf last_rejection;
     aw_buf feedback;          /* the TURN-FAILED lines of this turn */
     size_t rejections;
+    size_t rejections_answered; /* native calls refused: answered by their tool messages */
     unsigned native_tool_calls; /* native tool calls of this reply, for max_calls_per_turn */
     int64_t request_started_ms, first_byte_ms;
     aw_model_usage turn_usage;

@@ -167,15 +167,6 @@ static void seen_reply(void *ctx, const aw_run_info *run, const aw_json_value *r
     keep(h, h->replies, reply);
 }
 
-static void seen_trace(void *ctx, const aw_run_info *run, const char *what, const char *p, size_t n)
-{
-    (void)run;
-    (void)what;
-    (void)p;
-    (void)n;
-    ((rh *)ctx)->traces++;
-}
-
 static int seen_step(void *ctx, const aw_run_info *run, const aw_run_step *step, aw_error *err)
 {
     (void)run;
@@ -346,8 +337,13 @@ void rh_config(rh *h)
     size_t n = 0;
     if (h->records)
         h->observers[n++] = aw_records_observer(h->records);
-    h->observers[n++] = (aw_run_observer){h,          seen_event, seen_runtime, seen_accounting, seen_reply,
-                                          seen_trace, seen_step,  seen_log,     NULL};
+    h->observers[n++] = (aw_run_observer){.ctx = h,
+                                          .on_event = seen_event,
+                                          .on_runtime = seen_runtime,
+                                          .on_accounting = seen_accounting,
+                                          .on_reply = seen_reply,
+                                          .on_step = seen_step,
+                                          .on_log = seen_log};
     h->cfg.models = h->models;
     h->cfg.model_count = h->nmodels;
     h->cfg.tools = h->box;

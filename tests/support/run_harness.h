@@ -79,7 +79,6 @@ struct rh {
     /* what the run reported, copied (default allocator) */
     aw_json_doc *seen;
     aw_json_value *events, *runtime, *accounting, *steps, *logs, *replies;
-    size_t traces;
     bool done;
     aw_run_status status;
     char *content;              /* the result's content, NUL-terminated */
