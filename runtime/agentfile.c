@@ -39,15 +39,6 @@ static int add_problem(aw_agent_file *f, aw_agent_severity sev, const char *file
     return 0;
 }
 
-int aw__agent_problem(aw_agent_file *f, aw_agent_severity sev, const aw_yaml_node *at, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = add_problem(f, sev, f->def.path, at ? at->line : 0, at ? at->column : 0, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
 int aw__agent_problem_in(aw_agent_file *f, aw_agent_severity sev, const char *file, size_t line, size_t column,
                          const char *fmt, ...)
 {

@@ -8,6 +8,7 @@
 #   tests/test_cli_agent.sh AGENTWIRE SOURCE_DIR
 set -u
 . "$(dirname "$0")/support/cli_checks.sh"
+. "$(dirname "$0")/support/wait.sh"
 
 export AW_NO_STATUS_LINE=1 XDG_DATA_HOME=$T/xdg # sessions go to a store of this test's own
 same() { # NAME WANT GOT
@@ -260,19 +261,7 @@ fi
 
 # ---- SIGINT while a sub-agent's tool runs --------------------------------------------------------
 
-alive() { [ -r "/proc/$1/stat" ] && ! grep -q ') Z ' "/proc/$1/stat" 2>/dev/null; }
-wait_for() { # SECONDS COMMAND...
-    limit=$(($1 * 20))
-    shift
-    i=0
-    while ! "$@"; do
-        i=$((i + 1))
-        [ $i -ge $limit ] && return 1
-        sleep 0.05
-    done
-}
 has_pid() { [ -s "$T/pid" ]; }
-gone() { ! kill -0 "$1" 2>/dev/null; }
 cat >"$T/hang.json" <<EOF
 [{"name": "hang", "description": "Hangs.", "command": ["sh", "-c", "echo \$\$ > $T/pid; exec sleep 60"]}]
 EOF

@@ -7,27 +7,11 @@
 #   tests/test_cli_run_signals.sh AGENTWIRE
 set -u
 . "$(dirname "$0")/support/cli_test.sh"
+. "$(dirname "$0")/support/wait.sh"
 READER=
 trap '[ -n "$READER" ] && kill "$READER" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 
-# Whether pid runs (a zombie does not count).
-alive() { [ -r "/proc/$1/stat" ] && ! grep -q ') Z ' "/proc/$1/stat" 2>/dev/null; }
-
-# wait_for SECONDS COMMAND...: until COMMAND succeeds; 1 when it never did.
-wait_for() {
-    limit=$(($1 * 20))
-    shift
-    i=0
-    while ! "$@"; do
-        i=$((i + 1))
-        [ $i -ge $limit ] && return 1
-        sleep 0.05
-    done
-    return 0
-}
-
 lines_at_least() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
-gone() { ! kill -0 "$1" 2>/dev/null; }
 holds() { grep -qF -- "$2" "$1" 2>/dev/null; }
 
 # The exit status of background job $1 once it has ended (at most 10 s).

@@ -20,22 +20,21 @@ struct aw_agent_file {
     size_t nproblems, cap_problems;
     bool failed;                /* some problem is an error */
     bool tools_none;            /* `tools` allows nothing that can exist */
-    bool oom;
 };
 
-/* Record a problem at node (NULL: no place). Returns 0, or AW_ENOMEM. */
-int aw__agent_problem(aw_agent_file *f, aw_agent_severity sev, const aw_yaml_node *at, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-/* The same in another file, at a place of its own. */
+/* Record a problem in file at line:column (0: no place). Returns 0, or
+ * AW_ENOMEM. */
 int aw__agent_problem_in(aw_agent_file *f, aw_agent_severity sev, const char *file, size_t line, size_t column,
                          const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
+/* The same in the agent file itself, at a node (NULL: no place). */
+static inline size_t aw__agent_line(const aw_yaml_node *n) { return n ? n->line : 0; }
+static inline size_t aw__agent_column(const aw_yaml_node *n) { return n ? n->column : 0; }
+#define aw__agent_problem(f, sev, at, ...)                                                                             \
+    aw__agent_problem_in((f), (sev), (f)->def.path, aw__agent_line(at), aw__agent_column(at), __VA_ARGS__)
 
 /* A referenced file read whole into out: a regular file of at most
  * AW_AGENT_FILE_MAX bytes (a FIFO named there must not hang the reader). */
