@@ -23,7 +23,7 @@ int aw_report_format_parse(const char *s, size_t n) {
 static const char *const reason_names[] = {
     "wrong_nonce",   "dead_slot", "unknown_slot",        "tool_not_allowed",
     "empty_payload", "duplicate_slot", "unclosed",       "not_allowed_in_mode",
-    "invalid_json",  "bad_status", "wrong_format",
+    "invalid_json",  "bad_status", "wrong_format",  "malformed_call",
 };
 
 const char *aw_reject_reason_name(aw_reject_reason r) {

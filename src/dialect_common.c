@@ -1,0 +1,213 @@
+/* What the dialect readers share: the registry, literal search, balanced
+ * scanning, and calls made from JSON values in the common shapes. */
+#include <string.h>
+
+#include "internal/dialect.h"
+
+const aw_dialect *const aw__dialects[] = {
+    &aw__dialect_hermes,   &aw__dialect_qwen3_coder, &aw__dialect_granite,        &aw__dialect_llama3,
+    &aw__dialect_pythonic, &aw__dialect_mistral,     &aw__dialect_deepseek,       &aw__dialect_kimi_k2,
+    &aw__dialect_minimax,  &aw__dialect_function_calls, &aw__dialect_harmony,     &aw__dialect_fenced,
+};
+const size_t aw__dialect_count = sizeof aw__dialects / sizeof aw__dialects[0];
+
+static const struct {
+    const char *name;
+    unsigned flag;
+} dialect_names[] = {
+    {"hermes", AW_DIALECT_HERMES},     {"function_calls", AW_DIALECT_FUNCTION_CALLS},
+    {"fenced", AW_DIALECT_FENCED},     {"granite", AW_DIALECT_GRANITE},
+    {"qwen3_coder", AW_DIALECT_QWEN3_CODER}, {"llama3", AW_DIALECT_LLAMA3},
+    {"pythonic", AW_DIALECT_PYTHONIC}, {"mistral", AW_DIALECT_MISTRAL},
+    {"deepseek", AW_DIALECT_DEEPSEEK}, {"glm45", AW_DIALECT_GLM45},
+    {"kimi_k2", AW_DIALECT_KIMI_K2},   {"minimax", AW_DIALECT_MINIMAX},
+    {"harmony", AW_DIALECT_HARMONY},
+};
+
+unsigned aw_dialect_flag(const char *name, size_t len) {
+    if (!name) return 0;
+    if (len == 4 && !memcmp(name, "auto", 4)) return AW_DIALECT_AUTO;
+    for (size_t i = 0; i < sizeof dialect_names / sizeof dialect_names[0]; i++)
+        if (strlen(dialect_names[i].name) == len && !memcmp(dialect_names[i].name, name, len))
+            return dialect_names[i].flag;
+    return 0;
+}
+
+const char *aw_dialect_name(unsigned flag) {
+    for (size_t i = 0; i < sizeof dialect_names / sizeof dialect_names[0]; i++)
+        if (dialect_names[i].flag == flag) return dialect_names[i].name;
+    return NULL;
+}
+
+/* ---- scanning ------------------------------------------------------------------ */
+
+size_t aw__dialect_find(const char *p, size_t n, size_t from, const char *lit, size_t len) {
+    while (from + len <= n) {
+        const char *hit = memchr(p + from, lit[0], n - from - len + 1);
+        if (!hit) return SIZE_MAX;
+        size_t at = (size_t)(hit - p);
+        if (!memcmp(hit, lit, len)) return at;
+        from = at + 1;
+    }
+    return SIZE_MAX;
+}
+
+size_t aw__dialect_balance(aw_dialect_scan *s, const char *p, size_t n, int python) {
+    size_t i = s->pos;
+    for (; i < n; i++) {
+        char c = p[i];
+        if (s->quote) {
+            if (s->escaped) s->escaped = 0;
+            else if (c == '\\') s->escaped = 1;
+            else if (c == s->quote) s->quote = 0;
+            continue;
+        }
+        if (c == '"' || (python && c == '\'')) {
+            s->quote = c;
+        } else if (c == '{' || c == '[' || c == '(') {
+            s->depth++;
+        } else if (c == '}' || c == ']' || c == ')') {
+            if (--s->depth <= 0) {
+                s->pos = i + 1;
+                return i + 1;
+            }
+        }
+    }
+    s->pos = n;
+    return SIZE_MAX;
+}
+
+aw_text aw__dialect_trim(const char *p, size_t n) {
+    size_t b = 0, e = n;
+    while (b < e && aw__dialect_is_space((unsigned char)p[b])) b++;
+    while (e > b && aw__dialect_is_space((unsigned char)p[e - 1])) e--;
+    return (aw_text){p + b, e - b};
+}
+
+aw_text aw__dialect_trim_newlines(const char *p, size_t n) {
+    if (n && p[0] == '\n') p++, n--;
+    else if (n > 1 && p[0] == '\r' && p[1] == '\n') p += 2, n -= 2;
+    if (n && p[n - 1] == '\n') {
+        n--;
+        if (n && p[n - 1] == '\r') n--;
+    }
+    return (aw_text){p, n};
+}
+
+int aw__dialect_parse_json(const aw_allocator *alloc, const char *p, size_t n, aw_json_doc **doc,
+                           unsigned *repairs) {
+    aw_json_read_options ro = {alloc, 0, false};
+    *doc = NULL;
+    *repairs = 0;
+    int rc = aw_json_parse(p, n, &ro, doc, NULL);
+    if (rc == AW_ENOMEM) return rc;
+    if (rc == 0) return 0;
+    aw_buf fixed;
+    aw_buf_init(&fixed, alloc);
+    rc = aw_json_repair(p, n, alloc, &fixed, repairs, NULL);
+    if (rc == 0) rc = aw_json_parse(fixed.data, fixed.len, &ro, doc, NULL);
+    aw_buf_free(&fixed);
+    if (rc == AW_ENOMEM) return rc;
+    if (rc) *doc = NULL;
+    return 0;
+}
+
+int aw__dialect_is_illustration(const char *p, size_t n) {
+    char quote = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (quote) {
+            if (c == '\\') i++;
+            else if (c == (unsigned char)quote) quote = 0;
+            continue;
+        }
+        if (c == '"') {
+            quote = '"';
+        } else if (c == '.' && i + 2 < n && p[i + 1] == '.' && p[i + 2] == '.') {
+            return 1;
+        } else if (c == 0xE2 && i + 2 < n && (unsigned char)p[i + 1] == 0x80 && (unsigned char)p[i + 2] == 0xA6) {
+            return 1; /* U+2026 HORIZONTAL ELLIPSIS */
+        } else if (c == '<' && i + 1 < n && aw__dialect_is_ident((unsigned char)p[i + 1], 1)) {
+            size_t j = i + 1;
+            while (j < n && (aw__dialect_is_ident((unsigned char)p[j], 0) || p[j] == '-')) j++;
+            if (j < n && p[j] == '>') return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- calls from JSON ------------------------------------------------------------- */
+
+static const aw_json_value *first_member(const aw_json_value *obj, const char *const *keys, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const aw_json_value *v = aw_json_get(obj, keys[i]);
+        if (v) return v;
+    }
+    return NULL;
+}
+
+int aw__dialect_json_call(aw_dialect_out *out, const char *dialect, const aw_json_value *v, aw_text raw,
+                          unsigned repairs, int strict) {
+    static const char *const arg_keys[] = {"arguments", "parameters", "args", "input"};
+    if (!aw_json_is_object(v)) return AW_DIALECT_NOT_A_CALL;
+    const aw_json_value *def = v;
+    const aw_json_value *fn = aw_json_get(v, "function");
+    if (aw_json_is_object(fn) && aw_json_is_string(aw_json_get(fn, "name"))) def = fn;
+    const aw_json_value *name = aw_json_get(def, "name");
+    if (!aw_json_is_string(name)) return AW_DIALECT_NOT_A_CALL;
+    aw_text tool = {name->u.str.ptr, name->u.str.len};
+    const aw_json_value *args = first_member(def, arg_keys, sizeof arg_keys / sizeof arg_keys[0]);
+    /* a bare object is a call only with arguments beside its name, or when
+     * it names a declared tool: {"name": "Alice"} is data */
+    if (strict && !out->tool(out, tool)) return AW_DIALECT_NOT_A_CALL;
+    if (args && !aw_json_is_object(args) && !aw_json_is_string(args)) {
+        if (strict) return AW_DIALECT_NOT_A_CALL;
+        return out->malformed(out, dialect, tool, AW_REJECT_INVALID_JSON,
+                              "The arguments of a call must be a JSON object.");
+    }
+    if (aw_json_is_string(args)) {
+        /* arguments carried as JSON text, as the OpenAI API writes them */
+        aw_json_doc *inner;
+        unsigned more;
+        int rc = aw__dialect_parse_json(out->alloc, args->u.str.ptr, args->u.str.len, &inner, &more);
+        if (rc) return rc;
+        const aw_json_value *obj = aw_json_doc_root(inner);
+        if (!aw_json_is_object(obj)) {
+            aw_json_doc_free(inner);
+            if (strict) return AW_DIALECT_NOT_A_CALL;
+            return out->malformed(out, dialect, tool, AW_REJECT_INVALID_JSON,
+                                  "The arguments string of a call must hold a JSON object.");
+        }
+        rc = out->call(out, dialect, tool, obj, raw, repairs | more);
+        aw_json_doc_free(inner);
+        return rc;
+    }
+    return out->call(out, dialect, tool, args, raw, repairs);
+}
+
+int aw__dialect_json_calls(aw_dialect_out *out, const char *dialect, const aw_json_value *v, aw_text raw,
+                           unsigned repairs, int strict) {
+    const aw_json_value *list = v;
+    if (aw_json_is_object(v)) {
+        const aw_json_value *tc = aw_json_get(v, "tool_calls");
+        if (!tc) return aw__dialect_json_call(out, dialect, v, raw, repairs, strict);
+        list = tc;
+    }
+    if (!aw_json_is_array(list)) return AW_DIALECT_NOT_A_CALL;
+    /* a list is read as calls only when each item is call-shaped: a list
+     * of records that happen to have names is data */
+    for (size_t i = 0; i < aw_json_count(list); i++) {
+        const aw_json_value *item = aw_json_at(list, i);
+        const aw_json_value *def = item;
+        const aw_json_value *fn = aw_json_get(item, "function");
+        if (aw_json_is_object(fn)) def = fn;
+        if (!aw_json_is_object(item) || !aw_json_is_string(aw_json_get(def, "name"))) return AW_DIALECT_NOT_A_CALL;
+    }
+    int any = 0;
+    for (size_t i = 0; i < aw_json_count(list); i++) {
+        int rc = aw__dialect_json_call(out, dialect, aw_json_at(list, i), raw, repairs, strict);
+        if (rc < 0) return rc;
+        if (rc == 0) any = 1;
+    }
+    return any ? 0 : AW_DIALECT_NOT_A_CALL;
+}

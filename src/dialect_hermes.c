@@ -1,0 +1,254 @@
+/* <tool_call> ... </tool_call>: the tag three dialects share, told apart
+ * by what it holds.
+ *
+ *   Hermes, Qwen2.5, Granite:  <tool_call>{"name": "f", "arguments": {...}}</tool_call>
+ *   (also a JSON list of such objects, as Granite 3.1 writes)
+ *   Qwen3-Coder, Qwen3.5:      <tool_call><function=f><parameter=k>v</parameter></function></tool_call>
+ *   GLM 4.5 and later:         <tool_call>f<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>
+ *
+ * Where the tag ends: at </tool_call>; for JSON, a </tool_call> inside a
+ * string ends the tag only if the JSON does not go on after the string
+ * (the model left the string open), as for our own tags; a JSON value
+ * complete without a closing tag ends there; a new <tool_call> ends one
+ * never closed; and the end of the reply ends everything. */
+#include <string.h>
+
+#include "internal/dialect.h"
+
+static const char open_tag[] = "<tool_call>";
+static const char close_tag[] = "</tool_call>";
+#define OPEN_LEN (sizeof open_tag - 1)
+#define CLOSE_LEN (sizeof close_tag - 1)
+
+/* How long a closing tag inside a string may wait for the JSON to go on. */
+#define STRING_LOOKBACK 1024
+
+enum { K_UNKNOWN = 0, K_JSON, K_XML, K_GLM };
+enum { P_BODY = 0, P_AFTER_VALUE };
+
+/* Is p[0..n) the start of lit (n may be shorter)? */
+static int starts_with(const char *p, size_t n, const char *lit, size_t len) {
+    return !memcmp(p, lit, n < len ? n : len);
+}
+
+/* Classify the body by its first bytes: 0 decided (s->kind), 1 more
+ * bytes needed, -1 not a call. */
+static int classify(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
+    size_t i = OPEN_LEN;
+    while (i < n && aw__dialect_is_space((unsigned char)p[i])) i++;
+    if (i >= n) {
+        if (!at_end) return 1;
+        s->kind = K_XML; /* an empty tag at the very end */
+        return 0;
+    }
+    unsigned char c = (unsigned char)p[i];
+    if (c == '{' || c == '[') {
+        s->kind = K_JSON;
+        s->pos = i;
+        return 0;
+    }
+    if (c == '<') {
+        s->kind = K_XML;
+        s->pos = i;
+        return 0;
+    }
+    if (!aw__dialect_is_ident(c, 1)) return -1;
+    /* GLM: a function name, then its first <arg_key>, the closing tag, a
+     * line break, or the end */
+    size_t k = i;
+    while (k < n && (aw__dialect_is_ident((unsigned char)p[k], 0) || p[k] == '.' || p[k] == '-')) k++;
+    if (k - i > 128) return -1;
+    size_t b = k;
+    while (k < n && (p[k] == ' ' || p[k] == '\t')) k++;
+    if (k >= n) return at_end ? (s->kind = K_GLM, s->pos = k, 0) : 1;
+    if (p[k] == '\n' || p[k] == '\r' || (b == k && p[k] == '<')) {
+        s->kind = K_GLM;
+        s->pos = b;
+        return 0;
+    }
+    return -1;
+}
+
+/* The JSON body: strings tracked, closing tags inside them decided by
+ * what follows the string. */
+static long scan_json(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
+    for (size_t i = s->pos; i < n; i++) {
+        char c = p[i];
+        if (s->phase == P_AFTER_VALUE) {
+            /* the value is complete: its closing tag, or the candidate ends here */
+            if (aw__dialect_is_space((unsigned char)c)) continue;
+            if (starts_with(p + i, n - i, close_tag, CLOSE_LEN)) {
+                if (n - i < CLOSE_LEN) {
+                    s->pos = i;
+                    return at_end ? (long)s->aux : AW_DIALECT_MORE;
+                }
+                return (long)(i + CLOSE_LEN);
+            }
+            return (long)s->aux;
+        }
+        if (s->quote) {
+            if (s->escaped) {
+                s->escaped = 0;
+            } else if (c == '\\') {
+                s->escaped = 1;
+            } else if (c == '"') {
+                s->quote = 0;
+            } else if (c == '<' && starts_with(p + i, n - i, close_tag, CLOSE_LEN)) {
+                if (n - i < CLOSE_LEN) {
+                    s->pos = i;
+                    return at_end ? (long)(s->mark ? s->mark : n) : AW_DIALECT_MORE;
+                }
+                s->mark = i + CLOSE_LEN; /* perhaps the end, if the JSON does not go on */
+                i += CLOSE_LEN - 1;
+            }
+            continue;
+        }
+        if (s->mark) {
+            /* the string that held a closing tag ended: this byte decides */
+            if (aw__dialect_is_space((unsigned char)c)) continue;
+            if (i - s->mark <= STRING_LOOKBACK && c != ',' && c != ':' && c != '}' && c != ']') return (long)s->mark;
+            s->mark = 0;
+        }
+        if (c == '"') {
+            s->quote = '"';
+        } else if (c == '{' || c == '[') {
+            s->depth++;
+        } else if (c == '}' || c == ']') {
+            if (--s->depth == 0) {
+                s->phase = P_AFTER_VALUE;
+                s->aux = i + 1;
+            }
+        } else if (c == '<') {
+            if (n - i < 2) {
+                s->pos = i;
+                if (at_end) break;
+                return AW_DIALECT_MORE;
+            }
+            if (starts_with(p + i, n - i, close_tag, CLOSE_LEN) || starts_with(p + i, n - i, open_tag, OPEN_LEN)) {
+                size_t len = p[i + 1] == '/' ? CLOSE_LEN : OPEN_LEN;
+                if (n - i < len) {
+                    s->pos = i;
+                    return at_end ? (long)n : AW_DIALECT_MORE;
+                }
+                return (long)(len == CLOSE_LEN ? i + len : i); /* a new <tool_call>: this one was never closed */
+            }
+        }
+    }
+    s->pos = n;
+    if (!at_end) return AW_DIALECT_MORE;
+    if (s->phase == P_AFTER_VALUE) return (long)s->aux;
+    return (long)(s->mark ? s->mark : n);
+}
+
+/* XML and GLM bodies end at the closing tag, before a new opening tag, or
+ * (Qwen3-Coder, whose closers models drop) after a </function> that no
+ * </tool_call> or further <function= follows. */
+static long scan_markup(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
+    size_t i = s->pos;
+    for (;;) {
+        const char *lt = i < n ? memchr(p + i, '<', n - i) : NULL;
+        if (s->mark) {
+            /* after </function>: blanks, then the verdict */
+            size_t k = s->mark;
+            while (k < n && aw__dialect_is_space((unsigned char)p[k])) k++;
+            if (k >= n) {
+                s->pos = n;
+                return at_end ? (long)s->mark : AW_DIALECT_MORE;
+            }
+            static const char fn[] = "<function=";
+            if (starts_with(p + k, n - k, close_tag, CLOSE_LEN) || starts_with(p + k, n - k, fn, sizeof fn - 1)) {
+                if (n - k < CLOSE_LEN && n - k < sizeof fn - 1 && !at_end) {
+                    s->pos = n;
+                    return AW_DIALECT_MORE;
+                }
+                s->mark = 0;
+                i = k;
+                continue;
+            }
+            return (long)s->mark;
+        }
+        if (!lt) {
+            s->pos = n;
+            return at_end ? (long)n : AW_DIALECT_MORE;
+        }
+        i = (size_t)(lt - p);
+        static const char fn_end[] = "</function>";
+        const char *const marks[] = {close_tag, open_tag, fn_end};
+        const size_t lens[] = {CLOSE_LEN, OPEN_LEN, sizeof fn_end - 1};
+        int which = -1;
+        for (int m = 0; m < 3; m++) {
+            if (!starts_with(p + i, n - i, marks[m], lens[m])) continue;
+            if (n - i < lens[m]) {
+                if (at_end) continue;
+                s->pos = i;
+                return AW_DIALECT_MORE;
+            }
+            which = m;
+            break;
+        }
+        if (which == 0) return (long)(i + CLOSE_LEN);
+        if (which == 1 && i > 0) return (long)i;
+        if (which == 2 && s->kind == K_XML) {
+            s->mark = i + lens[2];
+            continue;
+        }
+        i++;
+    }
+}
+
+static long scan(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
+    if (s->kind == K_UNKNOWN) {
+        int k = classify(s, p, n, at_end);
+        if (k > 0) return AW_DIALECT_MORE;
+        if (k < 0) return AW_DIALECT_NONE;
+    }
+    return s->kind == K_JSON ? scan_json(s, p, n, at_end) : scan_markup(s, p, n, at_end);
+}
+
+static int parse(const char *p, size_t n, aw_dialect_out *out) {
+    aw_text raw = {p, n};
+    int closed = n >= OPEN_LEN + CLOSE_LEN && !memcmp(p + n - CLOSE_LEN, close_tag, CLOSE_LEN);
+    aw_text body = aw__dialect_trim(p + OPEN_LEN, n - OPEN_LEN - (closed ? CLOSE_LEN : 0));
+    if (!body.len) {
+        if (!(out->enabled & AW_DIALECT_HERMES)) return AW_DIALECT_NOT_A_CALL;
+        return out->malformed(out, "hermes", AW__DIALECT_NO_TEXT, AW_REJECT_EMPTY_PAYLOAD, "A <tool_call> tag is empty.");
+    }
+    char c = body.ptr[0];
+    if (c == '<') {
+        if (!(out->enabled & (AW_DIALECT_QWEN3_CODER | AW_DIALECT_LLAMA3))) return AW_DIALECT_NOT_A_CALL;
+        return aw__qwen3_parse_functions(body.ptr, body.len, raw, out);
+    }
+    if (c != '{' && c != '[') {
+        if (!(out->enabled & AW_DIALECT_GLM45)) return AW_DIALECT_NOT_A_CALL;
+        return aw__glm45_parse_body(body.ptr, body.len, raw, out);
+    }
+    if (!(out->enabled & AW_DIALECT_HERMES)) return AW_DIALECT_NOT_A_CALL;
+    if (aw__dialect_is_illustration(body.ptr, body.len)) return AW_DIALECT_NOT_A_CALL;
+    aw_json_doc *doc;
+    unsigned repairs;
+    int rc = aw__dialect_parse_json(out->alloc, body.ptr, body.len, &doc, &repairs);
+    if (rc) return rc;
+    if (!doc) {
+        return out->malformed(out, "hermes", AW__DIALECT_NO_TEXT, AW_REJECT_INVALID_JSON,
+                              "A <tool_call> must hold a JSON object with \"name\" and \"arguments\".");
+    }
+    char last = body.ptr[body.len - 1];
+    if (!closed && (repairs & AW_REPAIR_UNCLOSED) && last != '}' && last != ']') {
+        /* the reply ended inside the JSON: what it would have held is unknown */
+        aw_json_doc_free(doc);
+        return out->malformed(out, "hermes", AW__DIALECT_NO_TEXT, AW_REJECT_UNCLOSED,
+                              "The <tool_call> was cut off inside its JSON; send the call again, complete, and end it with </tool_call>.");
+    }
+    rc = aw__dialect_json_calls(out, "hermes", aw_json_doc_root(doc), raw, repairs, 0);
+    aw_json_doc_free(doc);
+    if (rc == AW_DIALECT_NOT_A_CALL)
+        return out->malformed(out, "hermes", AW__DIALECT_NO_TEXT, AW_REJECT_INVALID_JSON,
+                              "A <tool_call> must hold a JSON object with \"name\" and \"arguments\".");
+    return rc;
+}
+
+static const aw_dialect_trigger triggers[] = {{open_tag, OPEN_LEN, AW_DT_ANYWHERE}};
+
+const aw_dialect aw__dialect_hermes = {
+    "hermes", AW_DIALECT_HERMES | AW_DIALECT_QWEN3_CODER | AW_DIALECT_GLM45, triggers, 1, NULL, 1, scan, parse,
+};
