@@ -156,14 +156,17 @@ static long scan_markup(aw_dialect_scan *s, const char *p, size_t n, int at_end)
                 return at_end ? (long)s->mark : AW_DIALECT_MORE;
             }
             static const char fn[] = "<function=";
-            if (starts_with(p + k, n - k, close_tag, CLOSE_LEN) || starts_with(p + k, n - k, fn, sizeof fn - 1)) {
-                if (n - k < CLOSE_LEN && n - k < sizeof fn - 1 && !at_end) {
-                    s->pos = n;
-                    return AW_DIALECT_MORE;
-                }
+            int full = 0, partial = 0;
+            if (starts_with(p + k, n - k, close_tag, CLOSE_LEN)) *(n - k >= CLOSE_LEN ? &full : &partial) = 1;
+            if (starts_with(p + k, n - k, fn, sizeof fn - 1)) *(n - k >= sizeof fn - 1 ? &full : &partial) = 1;
+            if (full) {
                 s->mark = 0;
                 i = k;
                 continue;
+            }
+            if (partial && !at_end) {
+                s->pos = n;
+                return AW_DIALECT_MORE;
             }
             return (long)s->mark;
         }
