@@ -53,28 +53,38 @@ size_t aw__dialect_find(const char *p, size_t n, size_t from, const char *lit, s
 }
 
 size_t aw__dialect_balance(aw_dialect_scan *s, const char *p, size_t n, int python) {
-    size_t i = s->pos;
+    char quote = s->quote;
+    int escaped = s->escaped, depth = s->depth;
+    size_t i = s->pos, end = SIZE_MAX;
     for (; i < n; i++) {
         char c = p[i];
-        if (s->quote) {
-            if (s->escaped) s->escaped = 0;
-            else if (c == '\\') s->escaped = 1;
-            else if (c == s->quote) s->quote = 0;
+        if (quote) {
+            if (escaped) {
+                escaped = 0;
+                continue;
+            }
+            while (i < n && p[i] != quote && p[i] != '\\') i++;
+            if (i >= n) break;
+            if (p[i] == '\\') escaped = 1;
+            else quote = 0;
             continue;
         }
         if (c == '"' || (python && c == '\'')) {
-            s->quote = c;
+            quote = c;
         } else if (c == '{' || c == '[' || c == '(') {
-            s->depth++;
+            depth++;
         } else if (c == '}' || c == ']' || c == ')') {
-            if (--s->depth <= 0) {
-                s->pos = i + 1;
-                return i + 1;
+            if (--depth <= 0) {
+                end = ++i;
+                break;
             }
         }
     }
-    s->pos = n;
-    return SIZE_MAX;
+    s->quote = quote;
+    s->escaped = (unsigned char)escaped;
+    s->depth = depth;
+    s->pos = i > n ? n : i;
+    return end;
 }
 
 aw_text aw__dialect_trim(const char *p, size_t n) {
@@ -113,16 +123,12 @@ int aw__dialect_parse_json(const aw_allocator *alloc, const char *p, size_t n, a
 }
 
 int aw__dialect_is_illustration(const char *p, size_t n) {
-    char quote = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)p[i];
-        if (quote) {
-            if (c == '\\') i++;
-            else if (c == (unsigned char)quote) quote = 0;
-            continue;
-        }
         if (c == '"') {
-            quote = '"';
+            /* a string: skip it, escapes and all */
+            for (i++; i < n && p[i] != '"'; i++)
+                if (p[i] == '\\') i++;
         } else if (c == '.' && i + 2 < n && p[i + 1] == '.' && p[i + 2] == '.') {
             return 1;
         } else if (c == 0xE2 && i + 2 < n && (unsigned char)p[i + 1] == 0x80 && (unsigned char)p[i + 2] == 0xA6) {

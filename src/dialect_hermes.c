@@ -70,74 +70,95 @@ static int classify(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
 }
 
 /* The JSON body: strings tracked, closing tags inside them decided by
- * what follows the string. */
+ * what follows the string. The state lives in locals while the bytes are
+ * scanned (the candidate's bytes could alias it), and runs of string
+ * content are skipped whole. */
 static long scan_json(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
-    for (size_t i = s->pos; i < n; i++) {
+    char quote = s->quote;
+    int escaped = s->escaped, depth = s->depth, phase = s->phase;
+    size_t mark = s->mark, aux = s->aux, i = s->pos;
+    long r = AW_DIALECT_MORE;
+#define SAVE() (s->quote = quote, s->escaped = (unsigned char)escaped, s->depth = depth, s->phase = (unsigned char)phase, \
+                s->mark = mark, s->aux = aux)
+    for (; i < n; i++) {
         char c = p[i];
-        if (s->phase == P_AFTER_VALUE) {
+        if (phase == P_AFTER_VALUE) {
             /* the value is complete: its closing tag, or the candidate ends here */
             if (aw__dialect_is_space((unsigned char)c)) continue;
             if (starts_with(p + i, n - i, close_tag, CLOSE_LEN)) {
                 if (n - i < CLOSE_LEN) {
+                    if (at_end) return (long)aux;
                     s->pos = i;
-                    return at_end ? (long)s->aux : AW_DIALECT_MORE;
+                    SAVE();
+                    return AW_DIALECT_MORE;
                 }
                 return (long)(i + CLOSE_LEN);
             }
-            return (long)s->aux;
+            return (long)aux;
         }
-        if (s->quote) {
-            if (s->escaped) {
-                s->escaped = 0;
-            } else if (c == '\\') {
-                s->escaped = 1;
+        if (quote) {
+            if (escaped) {
+                escaped = 0;
+                continue;
+            }
+            while (i < n && p[i] != '"' && p[i] != '\\' && p[i] != '<') i++;
+            if (i >= n) break;
+            c = p[i];
+            if (c == '\\') {
+                escaped = 1;
             } else if (c == '"') {
-                s->quote = 0;
-            } else if (c == '<' && starts_with(p + i, n - i, close_tag, CLOSE_LEN)) {
+                quote = 0;
+            } else if (starts_with(p + i, n - i, close_tag, CLOSE_LEN)) {
                 if (n - i < CLOSE_LEN) {
+                    if (at_end) return (long)(mark ? mark : n);
                     s->pos = i;
-                    return at_end ? (long)(s->mark ? s->mark : n) : AW_DIALECT_MORE;
+                    SAVE();
+                    return AW_DIALECT_MORE;
                 }
-                s->mark = i + CLOSE_LEN; /* perhaps the end, if the JSON does not go on */
+                mark = i + CLOSE_LEN; /* perhaps the end, if the JSON does not go on */
                 i += CLOSE_LEN - 1;
             }
             continue;
         }
-        if (s->mark) {
+        if (mark) {
             /* the string that held a closing tag ended: this byte decides */
             if (aw__dialect_is_space((unsigned char)c)) continue;
-            if (i - s->mark <= STRING_LOOKBACK && c != ',' && c != ':' && c != '}' && c != ']') return (long)s->mark;
-            s->mark = 0;
+            if (i - mark <= STRING_LOOKBACK && c != ',' && c != ':' && c != '}' && c != ']') return (long)mark;
+            mark = 0;
         }
         if (c == '"') {
-            s->quote = '"';
+            quote = '"';
         } else if (c == '{' || c == '[') {
-            s->depth++;
+            depth++;
         } else if (c == '}' || c == ']') {
-            if (--s->depth == 0) {
-                s->phase = P_AFTER_VALUE;
-                s->aux = i + 1;
+            if (--depth == 0) {
+                phase = P_AFTER_VALUE;
+                aux = i + 1;
             }
         } else if (c == '<') {
             if (n - i < 2) {
-                s->pos = i;
                 if (at_end) break;
+                s->pos = i;
+                SAVE();
                 return AW_DIALECT_MORE;
             }
             if (starts_with(p + i, n - i, close_tag, CLOSE_LEN) || starts_with(p + i, n - i, open_tag, OPEN_LEN)) {
                 size_t len = p[i + 1] == '/' ? CLOSE_LEN : OPEN_LEN;
                 if (n - i < len) {
+                    if (at_end) return (long)n;
                     s->pos = i;
-                    return at_end ? (long)n : AW_DIALECT_MORE;
+                    SAVE();
+                    return AW_DIALECT_MORE;
                 }
                 return (long)(len == CLOSE_LEN ? i + len : i); /* a new <tool_call>: this one was never closed */
             }
         }
     }
+    if (at_end) r = phase == P_AFTER_VALUE ? (long)aux : (long)(mark ? mark : n);
     s->pos = n;
-    if (!at_end) return AW_DIALECT_MORE;
-    if (s->phase == P_AFTER_VALUE) return (long)s->aux;
-    return (long)(s->mark ? s->mark : n);
+    SAVE();
+#undef SAVE
+    return r;
 }
 
 /* XML and GLM bodies end at the closing tag, before a new opening tag, or
@@ -253,5 +274,5 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
 static const aw_dialect_trigger triggers[] = {{open_tag, OPEN_LEN, AW_DT_ANYWHERE}};
 
 const aw_dialect aw__dialect_hermes = {
-    "hermes", AW_DIALECT_HERMES | AW_DIALECT_QWEN3_CODER | AW_DIALECT_GLM45, triggers, 1, NULL, 1, scan, parse,
+    "hermes", AW_DIALECT_HERMES | AW_DIALECT_QWEN3_CODER | AW_DIALECT_GLM45, triggers, 1, NULL, NULL, 1, scan, parse,
 };

@@ -5,6 +5,7 @@
  *   [{"name": "add", "arguments": {...}}, {"name": "add", "arguments": {...}}]
  *   <|python_tag|>{"name": "get_current_conditions", "parameters": {...}}<|eom_id|>
  *   <|python_tag|>brave_search.call(query="current weather in Menlo Park")<|eom_id|>
+ *   (the built-ins brave_search and wolfram_alpha also without the tag)
  *
  * (Llama 3.1's <function=NAME>{json}</function> is read by
  * dialect_qwen3_coder.c, which owns <function=.)
@@ -41,13 +42,18 @@ static int call_key_at(const char *p, size_t n, size_t i, int at_end) {
     return 0;
 }
 
-/* A built-in tool call: NAME.call( within 64 bytes. */
+/* A built-in tool call at a line start: Llama 3.1's brave_search and
+ * wolfram_alpha (any NAME.call( after <|python_tag|>). */
 static int builtin_at(const char *p, size_t n, int at_end) {
-    size_t i = 0;
-    while (i < n && i < 64 && (aw__dialect_is_ident((unsigned char)p[i], i == 0) || p[i] == '.')) i++;
-    if (i >= n) return at_end ? 0 : -1;
-    if (i >= 64 || p[i] != '(' || i < 6 || memcmp(p + i - 5, ".call", 5)) return 0;
-    return 1;
+    static const char *const builtins[] = {"brave_search.call(", "wolfram_alpha.call("};
+    int more = 0;
+    for (size_t b = 0; b < 2; b++) {
+        size_t len = strlen(builtins[b]), m = n < len ? n : len;
+        if (memcmp(p, builtins[b], m)) continue;
+        if (m == len) return 1;
+        more = 1;
+    }
+    return more && !at_end ? -1 : 0;
 }
 
 static int starts(const char *p, size_t n, int at_end) {
@@ -204,4 +210,4 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
 
 static const aw_dialect_trigger triggers[] = {{python_tag, TAG_LEN, AW_DT_ANYWHERE}};
 
-const aw_dialect aw__dialect_llama3 = {"llama3", AW_DIALECT_LLAMA3, triggers, 1, starts, 1, scan, parse};
+const aw_dialect aw__dialect_llama3 = {"llama3", AW_DIALECT_LLAMA3, triggers, 1, starts, "{[bw", 1, scan, parse};

@@ -101,6 +101,11 @@ aw_transport *aw_transport_new(const aw_transport_config *cfg, aw_error *err) {
     t->max_calls = cfg->max_calls_per_turn ? cfg->max_calls_per_turn : 10;
     t->format = cfg->format;
     t->dialects = cfg->dialects;
+    if (aw__recover_index_new(t)) {
+        aw__error_set(err, AW_ENOMEM, "out of memory");
+        aw_transport_free(t);
+        return NULL;
+    }
     if (cfg->nonce) {
         memcpy(t->nonce, cfg->nonce, 9);
     } else if (fresh_nonce(t->nonce)) {
@@ -157,6 +162,7 @@ oom:
 
 void aw_transport_free(aw_transport *t) {
     if (!t) return;
+    aw__recover_index_free(t);
     aw_json_doc_free(t->schema_doc);
     aw_json_doc_free(t->tools_doc);
     aw__arena_free(&t->arena);

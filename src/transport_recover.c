@@ -24,6 +24,9 @@
  * reply, so events keep their order. */
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "internal/dialect.h"
 #include "internal/errors.h"
@@ -56,8 +59,25 @@ struct aw_recover {
     size_t cand;
     size_t cand_len;   /* once its end is known; 0 before */
     unsigned enabled;
-    unsigned calls, rejections;
+    const struct aw_recover_index *ix;
 };
+
+/* What the text scan looks for, made once per session: the marker
+ * triggers of the enabled readers, which second bytes (after '<' or '[')
+ * may begin one, so that most '<' in prose are decided by one lookup, and
+ * which bytes a line must start with for a line-start rule to look. */
+struct aw_recover_index {
+    struct marker {
+        const aw_dialect_trigger *t;
+        const aw_dialect *d;
+    } markers[32];
+    size_t marker_count;
+    unsigned char second[2][256];
+    const aw_dialect *shapes[4]; /* enabled readers with line-start shapes */
+    size_t shape_count;
+    unsigned char line_first[256];
+};
+typedef struct aw_recover_index aw_recover_index;
 
 /* ---- passing text on --------------------------------------------------------- */
 
@@ -112,7 +132,6 @@ static int out_malformed(aw_dialect_out *o, const char *dialect, aw_text name, a
                          const char *message) {
     out_ctx *c = (out_ctx *)o;
     (void)dialect;
-    c->x->rec->rejections++;
     return aw__extract_reject(c->x, AW__X_NO_TEXT, name, reason, message);
 }
 
@@ -142,7 +161,6 @@ static int out_call(aw_dialect_out *o, const char *dialect, aw_text name, const 
                                    x->t->mode == AW_TRANSPORT_XML ? dialect : "recovered", repairs);
     x->emit_dialect = NULL;
     aw_json_doc_free(empty);
-    if (!rc) x->rec->calls++;
     return rc;
 }
 
@@ -160,36 +178,55 @@ static int within_budget(const aw_recover *r, size_t at) {
     return r->spent <= SCAN_BUDGET_FACTOR * (r->base + at) + SCAN_BUDGET_BASE;
 }
 
-/* A marker trigger at p[0] ('<' or '['): its reader, or NULL; *partial
- * when p[0..n) is the start of one and more bytes could complete it. */
-static const aw_dialect *marker_at(const aw_recover *r, const char *p, size_t n, int *partial) {
-    *partial = 0;
+/* The triggers of the enabled readers, for the text scan. */
+static void index_triggers(aw_recover_index *r, unsigned enabled) {
+    static const char always[] = " \t\r\n`~"; /* blank lines, indents, fences */
+    for (const char *c = always; *c; c++) r->line_first[(unsigned char)*c] = 1;
     for (size_t i = 0; i < aw__dialect_count; i++) {
         const aw_dialect *d = aw__dialects[i];
-        if (!(d->flags & r->enabled)) continue;
+        if (!(d->flags & enabled)) continue;
+        if (d->starts && r->shape_count < sizeof r->shapes / sizeof r->shapes[0]) {
+            r->shapes[r->shape_count++] = d;
+            for (const char *c = d->line_first; c && *c; c++) r->line_first[(unsigned char)*c] = 1;
+        }
         for (size_t k = 0; k < d->trigger_count; k++) {
             const aw_dialect_trigger *t = &d->triggers[k];
-            if (t->where != AW_DT_ANYWHERE) continue;
-            size_t m = n < t->len ? n : t->len;
-            if (memcmp(p, t->text, m)) continue;
-            if (m == t->len) return d;
-            *partial = 1;
+            if (t->where != AW_DT_ANYWHERE || r->marker_count == sizeof r->markers / sizeof r->markers[0]) continue;
+            r->markers[r->marker_count].t = t;
+            r->markers[r->marker_count++].d = d;
+            r->second[t->text[0] == '['][(unsigned char)t->text[1]] = 1;
         }
+    }
+}
+
+/* A marker trigger at p[0] ('<' or '['): its reader, or NULL; *partial
+ * when p[0..n) is the start of one and more bytes could complete it. */
+static const aw_dialect *marker_at(const aw_recover_index *r, const char *p, size_t n, int *partial) {
+    *partial = 0;
+    if (n < 2) {
+        *partial = 1; /* every trigger is longer than one byte */
+        return NULL;
+    }
+    if (!r->second[p[0] == '['][(unsigned char)p[1]]) return NULL;
+    for (size_t i = 0; i < r->marker_count; i++) {
+        const aw_dialect_trigger *t = r->markers[i].t;
+        size_t m = n < t->len ? n : t->len;
+        if (memcmp(p, t->text, m)) continue;
+        if (m == t->len) return r->markers[i].d;
+        *partial = 1;
     }
     return NULL;
 }
 
 /* A reader whose shape starts a candidate at p[0], a line start. 1 and
  * *out, 0, or -1 when more bytes are needed. */
-static int shape_at(const aw_recover *r, const char *p, size_t n, int at_end, const aw_dialect **out) {
+static int shape_at(const aw_recover_index *r, const char *p, size_t n, int at_end, const aw_dialect **out) {
     int wait = 0;
-    for (size_t i = 0; i < aw__dialect_count; i++) {
-        const aw_dialect *d = aw__dialects[i];
-        if (!d->starts || !(d->flags & r->enabled)) continue;
-        int k = d->starts(p, n, at_end);
+    for (size_t i = 0; i < r->shape_count; i++) {
+        int k = r->shapes[i]->starts(p, n, at_end);
         if (k > 0) {
             if (wait) return -1; /* an earlier reader may still claim it */
-            *out = d;
+            *out = r->shapes[i];
             return 1;
         }
         if (k < 0) wait = 1;
@@ -246,7 +283,7 @@ static int line_start(aw_recover *r, const char *p, size_t n, size_t i, int at_e
     }
     if (r->span || !within_budget(r, k)) return 0;
     const aw_dialect *d = NULL;
-    int s = shape_at(r, p + k, n - k, at_end, &d);
+    int s = shape_at(r->ix, p + k, n - k, at_end, &d);
     if (s < 0) return 1;
     if (s > 0) {
         begin_candidate(r, d, k);
@@ -255,10 +292,22 @@ static int line_start(aw_recover *r, const char *p, size_t n, size_t i, int at_e
     return 0;
 }
 
-/* The bytes the text scan stops at: everything else passes. */
+/* The bytes the text scan stops at: everything else passes. Prose is
+ * mostly bytes that pass, so they are skipped 16 at a time. */
 static const unsigned char stops[256] = {['<'] = 1, ['['] = 1, ['`'] = 1, ['\n'] = 1};
 
 static size_t next_stop(const char *p, size_t n, size_t i) {
+#if defined(__SSE2__)
+    const __m128i lt = _mm_set1_epi8('<'), br = _mm_set1_epi8('['), bt = _mm_set1_epi8('`'), nl = _mm_set1_epi8('\n');
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, br)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, bt), _mm_cmpeq_epi8(v, nl)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask) return i + (size_t)__builtin_ctz(mask);
+        i += 16;
+    }
+#endif
     const unsigned char *u = (const unsigned char *)p;
     while (i < n && !stops[u[i]]) i++;
     return i;
@@ -285,8 +334,9 @@ static int step_text(aw_recover *r, const char *p, size_t n, int at_end) {
         }
         char c = p[i];
         if (c == '\n') {
-            r->line_start = 1;
+            /* most lines start with a byte no line-start rule cares about */
             i++;
+            r->line_start = i >= n || r->ix->line_first[(unsigned char)p[i]];
             continue;
         }
         if (c == '`') {
@@ -303,7 +353,7 @@ static int step_text(aw_recover *r, const char *p, size_t n, int at_end) {
         }
         if (!r->span && within_budget(r, i)) {
             int partial;
-            const aw_dialect *d = marker_at(r, p + i, n - i, &partial);
+            const aw_dialect *d = marker_at(r->ix, p + i, n - i, &partial);
             if (d) {
                 begin_candidate(r, d, i);
                 r->pos = i;
@@ -466,6 +516,21 @@ static int run(aw_extractor *x, aw_recover *r, int at_end) {
     return 0;
 }
 
+int aw__recover_index_new(aw_transport *t) {
+    if (!t->dialects) return 0;
+    aw_recover_index *ix = aw_malloc(t->alloc, sizeof *ix);
+    if (!ix) return AW_ENOMEM;
+    memset(ix, 0, sizeof *ix);
+    index_triggers(ix, t->dialects);
+    t->rec_index = ix;
+    return 0;
+}
+
+void aw__recover_index_free(aw_transport *t) {
+    aw_free(t->alloc, t->rec_index);
+    t->rec_index = NULL;
+}
+
 int aw__recover_new(aw_extractor *x) {
     if (!x->t->dialects) return 0;
     aw_recover *r = aw_malloc(x->alloc, sizeof *r);
@@ -474,6 +539,7 @@ int aw__recover_new(aw_extractor *x) {
     aw_buf_init(&r->buf, x->alloc);
     r->line_start = 1;
     r->enabled = x->t->dialects;
+    r->ix = x->t->rec_index;
     x->rec = r;
     return 0;
 }
@@ -485,12 +551,40 @@ void aw__recover_free(aw_extractor *x) {
     x->rec = NULL;
 }
 
+/* With nothing held, a chunk is examined where it lies: what is decided
+ * is passed on from there, and only the rest is copied. Positions are
+ * the same either way, so the decisions are too. */
+static int text_in_place(aw_extractor *x, aw_recover *r, const char *p, size_t n) {
+    r->pos = 0;
+    int k = step_text(r, p, n, 0);
+    if (k < 0) return k;
+    size_t upto = decided(r);
+    int rc = pass_text(x, p, upto);
+    if (rc) return rc;
+    r->base += upto;
+    if (upto == n) {
+        r->pos = 0;
+        return 0;
+    }
+    if (aw_buf_append(&r->buf, p + upto, n - upto)) return AW_ENOMEM;
+    r->pos -= upto;
+    r->cand -= r->cand >= upto ? upto : r->cand;
+    r->fence_start -= r->fence_start >= upto ? upto : r->fence_start;
+    r->fence_body -= r->fence_body >= upto ? upto : r->fence_body;
+    r->done = 0;
+    return run(x, r, 0);
+}
+
 int aw__recover_text(aw_extractor *x, const char *p, size_t n) {
     aw_recover *r = x->rec;
     if (x->stopped) return AW_ESTOP;
-    if (aw_buf_append(&r->buf, p, n)) return AW_ENOMEM;
     x->rec_busy = 1;
-    int rc = run(x, r, 0);
+    int rc;
+    if (!r->buf.len && r->mode == M_TEXT) {
+        rc = text_in_place(x, r, p, n);
+    } else {
+        rc = aw_buf_append(&r->buf, p, n) ? AW_ENOMEM : run(x, r, 0);
+    }
     x->rec_busy = 0;
     return rc;
 }

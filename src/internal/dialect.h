@@ -89,6 +89,7 @@ typedef struct aw_dialect {
      * will come)? 1 yes, 0 no, -1 more bytes needed. NULL: none. It may
      * look at most AW_DIALECT_LOOKAHEAD bytes ahead. */
     int (*starts)(const char *p, size_t n, int at_end);
+    const char *line_first; /* the bytes such a shape may start with */
     /* Prose after the candidate on the same line makes it a mention ("write
      * <tool_call>{...}</tool_call> to call"), not a call. Off for the
      * dialects of special tokens, which prose does not contain. */
