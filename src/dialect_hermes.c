@@ -24,7 +24,7 @@ static const char close_tag[] = "</tool_call>";
 #define STRING_LOOKBACK 1024
 
 enum { K_UNKNOWN = 0, K_JSON, K_XML, K_GLM };
-enum { P_BODY = 0, P_AFTER_VALUE };
+enum { P_BODY = 0, P_AFTER_VALUE, P_AFTER_JUNK };
 
 /* Is p[0..n) the start of lit (n may be shorter)? */
 static int starts_with(const char *p, size_t n, const char *lit, size_t len) {
@@ -82,9 +82,12 @@ static long scan_json(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
                 s->mark = mark, s->aux = aux)
     for (; i < n; i++) {
         char c = p[i];
-        if (phase == P_AFTER_VALUE) {
-            /* the value is complete: its closing tag, or the candidate ends here */
-            if (aw__dialect_is_space((unsigned char)c)) continue;
+        if (phase >= P_AFTER_VALUE) {
+            /* the value is complete: its closing tag ends the candidate; so
+             * does it after stray bytes on the same line (the JSON is then
+             * malformed, for parse to say); else the value's end does */
+            if (c == '\n' && phase == P_AFTER_JUNK) return (long)aux;
+            if (phase == P_AFTER_VALUE && aw__dialect_is_space((unsigned char)c)) continue;
             if (starts_with(p + i, n - i, close_tag, CLOSE_LEN)) {
                 if (n - i < CLOSE_LEN) {
                     if (at_end) return (long)aux;
@@ -94,7 +97,8 @@ static long scan_json(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
                 }
                 return (long)(i + CLOSE_LEN);
             }
-            return (long)aux;
+            phase = P_AFTER_JUNK;
+            continue;
         }
         if (quote) {
             if (escaped) {
@@ -154,7 +158,7 @@ static long scan_json(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
             }
         }
     }
-    if (at_end) r = phase == P_AFTER_VALUE ? (long)aux : (long)(mark ? mark : n);
+    if (at_end) r = phase >= P_AFTER_VALUE ? (long)aux : (long)(mark ? mark : n);
     s->pos = n;
     SAVE();
 #undef SAVE
@@ -257,6 +261,12 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
                               "A <tool_call> must hold a JSON object with \"name\" and \"arguments\".");
     }
     char last = body.ptr[body.len - 1];
+    if (repairs & AW_REPAIR_SURROUNDING_TEXT) {
+        /* bytes around the JSON: which part was meant is a guess */
+        aw_json_doc_free(doc);
+        return out->malformed(out, "hermes", AW__DIALECT_NO_TEXT, AW_REJECT_INVALID_JSON,
+                              "A <tool_call> must hold a JSON object with \"name\" and \"arguments\".");
+    }
     if (!closed && (repairs & AW_REPAIR_UNCLOSED) && last != '}' && last != ']') {
         /* the reply ended inside the JSON: what it would have held is unknown */
         aw_json_doc_free(doc);

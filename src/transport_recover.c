@@ -380,11 +380,12 @@ static int prose_follows(const char *p, size_t n, size_t end, int at_end) {
     return !(c == '\n' || c == '\r' || c == '<' || c == '[' || c == '{');
 }
 
-/* The candidate was no call: its first byte is text, and the text scan
- * goes on after it. */
-static void not_a_candidate(aw_recover *r) {
+/* The candidate was no call: the text scan goes on at `resume` (after its
+ * first byte; after all of it for a mention, whose inner markup is part
+ * of the mention). */
+static void not_a_candidate(aw_recover *r, size_t resume) {
     r->mode = M_TEXT;
-    r->pos = r->cand + 1;
+    r->pos = resume;
     r->line_start = 0;
 }
 
@@ -397,7 +398,7 @@ static int step_candidate(aw_extractor *x, aw_recover *r, int at_end) {
         r->spent += r->st.pos > before ? r->st.pos - before : 0;
         if (len == AW_DIALECT_MORE) return 1;
         if (len == AW_DIALECT_NONE) {
-            not_a_candidate(r);
+            not_a_candidate(r, r->cand + 1);
             return 2;
         }
         r->cand_len = (size_t)len;
@@ -406,7 +407,7 @@ static int step_candidate(aw_extractor *x, aw_recover *r, int at_end) {
         int prose = prose_follows(p, n, r->cand_len, at_end);
         if (prose < 0) return 1;
         if (prose) {
-            not_a_candidate(r);
+            not_a_candidate(r, r->cand + r->cand_len);
             return 2;
         }
     }
@@ -415,7 +416,7 @@ static int step_candidate(aw_extractor *x, aw_recover *r, int at_end) {
     rc = read_candidate(x, r->reader, p, r->cand_len);
     if (rc < 0) return rc;
     if (rc == 1) {
-        not_a_candidate(r);
+        not_a_candidate(r, r->cand + 1);
         return 2;
     }
     r->done = r->pos = r->cand + r->cand_len;
@@ -597,3 +598,5 @@ int aw__recover_settle(aw_extractor *x) {
     x->rec_busy = 0;
     return rc;
 }
+
+size_t aw__recover_scanned(const aw_extractor *x) { return x->rec ? x->rec->spent : 0; }

@@ -242,5 +242,10 @@ void aw__recover_free(aw_extractor *x);
  * rejection, a call): settle what the filter holds, as at the end of the
  * reply, so the events keep their order. Also called by finish. */
 int aw__recover_settle(aw_extractor *x);
+/* Bytes the readers have scanned in candidates so far, for the tests of
+ * the bound that keeps the filter linear (SCAN_BUDGET_* in
+ * transport_recover.c): at most 8 per byte of reply plus 64 KiB, and the
+ * length of the candidate that crossed it. */
+size_t aw__recover_scanned(const aw_extractor *x);
 
 #endif
