@@ -41,12 +41,15 @@ const char *aw_dialect_name(unsigned flag) {
 
 /* ---- scanning ------------------------------------------------------------------ */
 
+const unsigned char aw__json_stop[256] = {['"'] = 1, ['\''] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1,
+                                          [']'] = 1, ['('] = 1, [')'] = 1, ['<'] = 1};
+
 size_t aw__dialect_find(const char *p, size_t n, size_t from, const char *lit, size_t len) {
     while (from + len <= n) {
         const char *hit = memchr(p + from, lit[0], n - from - len + 1);
         if (!hit) return SIZE_MAX;
         size_t at = (size_t)(hit - p);
-        if (!memcmp(hit, lit, len)) return at;
+        if (aw__dialect_eq(hit, lit, len)) return at;
         from = at + 1;
     }
     return SIZE_MAX;
@@ -67,6 +70,10 @@ size_t aw__dialect_balance(aw_dialect_scan *s, const char *p, size_t n, int pyth
             if (i >= n) break;
             if (p[i] == '\\') escaped = 1;
             else quote = 0;
+            continue;
+        }
+        if (!aw__json_stop[(unsigned char)c]) {
+            while (i + 1 < n && !aw__json_stop[(unsigned char)p[i + 1]]) i++;
             continue;
         }
         if (c == '"' || (python && c == '\'')) {
@@ -104,14 +111,16 @@ aw_text aw__dialect_trim_newlines(const char *p, size_t n) {
     return (aw_text){p, n};
 }
 
-int aw__dialect_parse_json(const aw_allocator *alloc, const char *p, size_t n, aw_json_doc **doc,
-                           unsigned *repairs) {
+static int parse_json(const aw_allocator *alloc, const char *p, size_t n, aw_json_doc **doc, unsigned *repairs,
+                      int illustrations) {
     aw_json_read_options ro = {alloc, 0, false};
     *doc = NULL;
     *repairs = 0;
     int rc = aw_json_parse(p, n, &ro, doc, NULL);
     if (rc == AW_ENOMEM) return rc;
     if (rc == 0) return 0;
+    /* only text that is not JSON can be a placeholder */
+    if (illustrations && aw__dialect_is_illustration(p, n)) return AW_DIALECT_NOT_A_CALL;
     aw_buf fixed;
     aw_buf_init(&fixed, alloc);
     rc = aw_json_repair(p, n, alloc, &fixed, repairs, NULL);
@@ -120,6 +129,16 @@ int aw__dialect_parse_json(const aw_allocator *alloc, const char *p, size_t n, a
     if (rc == AW_ENOMEM) return rc;
     if (rc) *doc = NULL;
     return 0;
+}
+
+int aw__dialect_parse_json(const aw_allocator *alloc, const char *p, size_t n, aw_json_doc **doc,
+                           unsigned *repairs) {
+    return parse_json(alloc, p, n, doc, repairs, 0);
+}
+
+int aw__dialect_parse_call_json(const aw_allocator *alloc, const char *p, size_t n, aw_json_doc **doc,
+                                unsigned *repairs) {
+    return parse_json(alloc, p, n, doc, repairs, 1);
 }
 
 int aw__dialect_is_illustration(const char *p, size_t n) {

@@ -23,10 +23,9 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
     aw_text raw = {p, n};
     aw_text body = aw__dialect_trim(p, n);
     if (!body.len || (body.ptr[0] != '{' && body.ptr[0] != '[')) return AW_DIALECT_NOT_A_CALL;
-    if (aw__dialect_is_illustration(body.ptr, body.len)) return AW_DIALECT_NOT_A_CALL;
     aw_json_doc *doc;
     unsigned repairs;
-    int rc = aw__dialect_parse_json(out->alloc, body.ptr, body.len, &doc, &repairs);
+    int rc = aw__dialect_parse_call_json(out->alloc, body.ptr, body.len, &doc, &repairs);
     if (rc || !doc) return rc ? rc : AW_DIALECT_NOT_A_CALL;
     const aw_json_value *root = aw_json_doc_root(doc);
     /* {"tool_calls": [...]} says it holds calls; a bare object or list is

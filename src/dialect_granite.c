@@ -28,10 +28,9 @@ static long scan(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
 static int parse(const char *p, size_t n, aw_dialect_out *out) {
     aw_text raw = {p, n};
     aw_text body = aw__dialect_trim(p + MARKER_LEN, n - MARKER_LEN);
-    if (aw__dialect_is_illustration(body.ptr, body.len)) return AW_DIALECT_NOT_A_CALL;
     aw_json_doc *doc;
     unsigned repairs;
-    int rc = aw__dialect_parse_json(out->alloc, body.ptr, body.len, &doc, &repairs);
+    int rc = aw__dialect_parse_call_json(out->alloc, body.ptr, body.len, &doc, &repairs);
     if (rc) return rc;
     char last = body.len ? body.ptr[body.len - 1] : 0;
     if (!doc || ((repairs & AW_REPAIR_UNCLOSED) && last != '}' && last != ']')) {

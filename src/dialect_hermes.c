@@ -28,7 +28,7 @@ enum { P_BODY = 0, P_AFTER_VALUE, P_AFTER_JUNK };
 
 /* Is p[0..n) the start of lit (n may be shorter)? */
 static int starts_with(const char *p, size_t n, const char *lit, size_t len) {
-    return !memcmp(p, lit, n < len ? n : len);
+    return aw__dialect_eq(p, lit, n < len ? n : len);
 }
 
 /* Classify the body by its first bytes: 0 decided (s->kind), 1 more
@@ -129,6 +129,10 @@ static long scan_json(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
             if (aw__dialect_is_space((unsigned char)c)) continue;
             if (i - mark <= STRING_LOOKBACK && c != ',' && c != ':' && c != '}' && c != ']') return (long)mark;
             mark = 0;
+        } else if (!aw__json_stop[(unsigned char)c]) {
+            /* numbers, literals, blanks, separators: to the next byte that matters */
+            while (i + 1 < n && !aw__json_stop[(unsigned char)p[i + 1]]) i++;
+            continue;
         }
         if (c == '"') {
             quote = '"';
@@ -251,10 +255,9 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
         return aw__glm45_parse_body(body.ptr, body.len, raw, out);
     }
     if (!(out->enabled & AW_DIALECT_HERMES)) return AW_DIALECT_NOT_A_CALL;
-    if (aw__dialect_is_illustration(body.ptr, body.len)) return AW_DIALECT_NOT_A_CALL;
     aw_json_doc *doc;
     unsigned repairs;
-    int rc = aw__dialect_parse_json(out->alloc, body.ptr, body.len, &doc, &repairs);
+    int rc = aw__dialect_parse_call_json(out->alloc, body.ptr, body.len, &doc, &repairs);
     if (rc) return rc;
     if (!doc) {
         return out->malformed(out, "hermes", AW__DIALECT_NO_TEXT, AW_REJECT_INVALID_JSON,

@@ -159,10 +159,9 @@ static int builtin(const char *p, size_t n, aw_text raw, int tagged, aw_dialect_
 
 /* One JSON value of the ';'-separated run p[0..n). */
 static int json_value(const char *p, size_t n, aw_text raw, int tagged, aw_dialect_out *out) {
-    if (aw__dialect_is_illustration(p, n)) return AW_DIALECT_NOT_A_CALL;
     aw_json_doc *doc;
     unsigned repairs;
-    int rc = aw__dialect_parse_json(out->alloc, p, n, &doc, &repairs);
+    int rc = aw__dialect_parse_call_json(out->alloc, p, n, &doc, &repairs);
     if (rc) return rc;
     if (!doc) return tagged ? out->malformed(out, "llama3", AW__DIALECT_NO_TEXT, AW_REJECT_INVALID_JSON,
                                              "After <|python_tag|> write {\"name\": \"NAME\", \"parameters\": {...}}.")

@@ -71,10 +71,9 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
         size_t k = skip_tags(body.ptr, body.len, i);
         body = (aw_text){body.ptr + k, body.len - k};
     }
-    if (aw__dialect_is_illustration(body.ptr, body.len)) return AW_DIALECT_NOT_A_CALL;
     aw_json_doc *doc;
     unsigned repairs;
-    int rc = aw__dialect_parse_json(out->alloc, body.ptr, body.len, &doc, &repairs);
+    int rc = aw__dialect_parse_call_json(out->alloc, body.ptr, body.len, &doc, &repairs);
     if (rc) return rc;
     char last = body.len ? body.ptr[body.len - 1] : 0;
     const aw_json_value *root = aw_json_doc_root(doc);

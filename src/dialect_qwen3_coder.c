@@ -31,7 +31,9 @@ static const char par_open[] = "<parameter=";
 static const char par_close[] = "</parameter>";
 #define LEN(s) (sizeof(s) - 1)
 
-static int prefix_of(const char *p, size_t n, const char *lit, size_t len) { return !memcmp(p, lit, n < len ? n : len); }
+static int prefix_of(const char *p, size_t n, const char *lit, size_t len) {
+    return aw__dialect_eq(p, lit, n < len ? n : len);
+}
 
 /* ---- where a candidate that starts with <function= ends ------------------- */
 

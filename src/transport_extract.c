@@ -53,10 +53,14 @@ static int could_be_tag(const aw_extractor *x, const char *name, size_t n) {
 /* The kind of a complete tag name, or TAG_NONE. */
 static int tag_kind_of(const aw_extractor *x, const char *name, size_t n) {
     const aw_transport *t = x->t;
-    if (n > t->prefix_len + 1 && memcmp(name, t->prefix, t->prefix_len) == 0 && name[t->prefix_len] == '-')
+    /* the first byte rules out most names without a call to memcmp: the
+     * markup of other dialects is dense with them */
+    if (n > t->prefix_len + 1 && name[0] == t->prefix[0] && memcmp(name, t->prefix, t->prefix_len) == 0 &&
+        name[t->prefix_len] == '-')
         return TAG_NONCE;
     for (size_t i = 0; i < t->reasoning_count; i++)
-        if (n == t->reasoning[i].len && memcmp(name, t->reasoning[i].ptr, n) == 0) return TAG_REASONING;
+        if (n == t->reasoning[i].len && name[0] == t->reasoning[i].ptr[0] && memcmp(name, t->reasoning[i].ptr, n) == 0)
+            return TAG_REASONING;
     return TAG_NONE;
 }
 

@@ -211,7 +211,7 @@ static const aw_dialect *marker_at(const aw_recover_index *r, const char *p, siz
     for (size_t i = 0; i < r->marker_count; i++) {
         const aw_dialect_trigger *t = r->markers[i].t;
         size_t m = n < t->len ? n : t->len;
-        if (memcmp(p, t->text, m)) continue;
+        if (!aw__dialect_eq(p, t->text, m)) continue;
         if (m == t->len) return r->markers[i].d;
         *partial = 1;
     }

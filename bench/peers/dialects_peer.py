@@ -10,6 +10,14 @@ the schema-driven conversion of string parameters where vLLM does it. It is
 written for this benchmark (not vLLM's code) and keeps only what a
 non-streaming extraction needs: no OpenAI protocol objects, no tokenizer.
 
+Like vLLM's extract_tool_calls, every parse returns its result as the
+protocol objects vLLM builds: pydantic models ToolCall(type, id,
+function=FunctionCall(name, arguments)) inside ExtractedToolCallInformation
+(tools_called, tool_calls, content), the arguments written back with
+json.dumps(..., ensure_ascii=False) and the id made from uuid4 as vLLM's
+make_tool_call_id does. Where pydantic is not installed (Debian:
+python3-pydantic), plain dataclasses stand in, which costs less.
+
 Dialects vLLM has no parser for (function_calls, fenced) get the same kind
 of regular-expression parser. gpt-oss's parser in vLLM decodes Harmony
 from token ids with the openai_harmony library (Rust); here it is a regular
@@ -25,6 +33,56 @@ import json
 import re
 import sys
 import time
+import uuid
+
+try:
+    from pydantic import BaseModel, Field
+
+    class FunctionCall(BaseModel):
+        name: str
+        arguments: str
+
+    class ToolCall(BaseModel):
+        id: str = Field(default_factory=lambda: "chatcmpl-tool-" + uuid.uuid4().hex)
+        type: str = "function"
+        function: FunctionCall
+
+    class ExtractedToolCallInformation(BaseModel):
+        tools_called: bool
+        tool_calls: list
+        content: str | None = None
+
+    PROTOCOL = "pydantic %s" % __import__("pydantic").VERSION
+except ImportError:
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class FunctionCall:
+        name: str
+        arguments: str
+
+    @dataclass
+    class ToolCall:
+        function: FunctionCall
+        type: str = "function"
+        id: str = field(default_factory=lambda: "chatcmpl-tool-" + uuid.uuid4().hex)
+
+    @dataclass
+    class ExtractedToolCallInformation:
+        tools_called: bool
+        tool_calls: list
+        content: str = None
+
+    PROTOCOL = "dataclasses (pydantic not installed)"
+
+
+def result(calls, text):
+    """What vLLM's extract_tool_calls returns for calls found in text."""
+    if not calls:
+        return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=text)
+    tool_calls = [ToolCall(function=FunctionCall(name=name, arguments=json.dumps(args, ensure_ascii=False)))
+                  for name, args in calls]
+    return ExtractedToolCallInformation(tools_called=True, tool_calls=tool_calls, content=None)
 
 # ---- schema-driven conversion (qwen3_coder, glm45, minimax) ----------------------
 
@@ -322,21 +380,23 @@ PARSERS = {"hermes": hermes, "qwen3_coder": qwen3_coder, "glm45": glm45, "granit
 def safe(parse, text, tools):
     # vLLM's parsers catch their exceptions and return the text as content
     try:
-        return parse(text, tools)
+        calls = parse(text, tools)
     except Exception:  # noqa: BLE001
-        return []
+        calls = []
+    return result(calls, text)
 
 
 def main():
     vectors, names = sys.argv[1], sys.argv[2:]
     print("py.version %s" % sys.version.split()[0])
+    print("py.protocol %s" % PROTOCOL.replace(" ", "_"))
     for name in names:
         with open("%s/%s.json" % (vectors, name), encoding="utf-8") as f:
             vecs = json.load(f)
         replies = [(v["reply"], v["tools"]) for v in vecs]
         nbytes = sum(len(r.encode("utf-8")) for r, _ in replies)
         parse = PARSERS[name]
-        calls = sum(len(safe(parse, r, t)) for r, t in replies)
+        calls = sum(len(safe(parse, r, t).tool_calls) for r, t in replies)
         best = None
         for _ in range(3):
             reps, t0 = 0, time.process_time()

@@ -121,6 +121,18 @@ static inline int aw__dialect_is_ident(unsigned char c, int first) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!first && c >= '0' && c <= '9');
 }
 
+/* The bytes a scan of JSON must look at outside strings: quotes,
+ * brackets and '<'. */
+extern const unsigned char aw__json_stop[256];
+
+/* p[0..len) == lit[0..len): markers are short, and a call to memcmp costs
+ * more than comparing them here. */
+static inline int aw__dialect_eq(const char *p, const char *lit, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (p[i] != lit[i]) return 0;
+    return 1;
+}
+
 /* The first occurrence of lit in p[from..n), or SIZE_MAX. */
 size_t aw__dialect_find(const char *p, size_t n, size_t from, const char *lit, size_t len);
 /* Where an incremental search for a literal of length len resumes once
@@ -146,6 +158,10 @@ int aw__dialect_parse_json(const aw_allocator *alloc, const char *p, size_t n, a
 /* Does JSON-ish text hold a placeholder outside its strings ("<args>",
  * "...", "…")? Then it illustrates a call rather than making one. */
 int aw__dialect_is_illustration(const char *p, size_t n);
+/* aw__dialect_parse_json for the JSON of a call: AW_DIALECT_NOT_A_CALL
+ * when it is no JSON but an illustration. */
+int aw__dialect_parse_call_json(const aw_allocator *alloc, const char *p, size_t n, aw_json_doc **doc,
+                                unsigned *repairs);
 
 /* A call object in the common JSON shapes: {"name", "arguments" |
  * "parameters" | "args" | "input"} (arguments an object or a JSON string),
