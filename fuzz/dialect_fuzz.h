@@ -1,5 +1,5 @@
-/* The fuzz target of one dialect reader (fuzz/fuzz_dialect_NAME.c defines
- * FUZZ_DIALECT and includes this): whatever the reply, the extractor with
+/* The fuzz target of one dialect reader (fuzz/fuzz_dialect_NAME.c calls
+ * dialect_fuzz_one with its flag): whatever the reply, the extractor with
  * that dialect on must not crash, leak or hang, every call it reports must
  * name a declared tool with an object of arguments, and the events must
  * not depend on how the reply is cut into chunks.
@@ -16,6 +16,7 @@
 
 #include "agentwire/agentwire.h"
 #include "agentwire/transport.h"
+#include "fuzz_session.h"
 
 typedef struct dtrace {
     aw_buf out;
@@ -78,24 +79,7 @@ static aw_transport *dsession(unsigned dialects, aw_transport_mode mode) {
         "{\"name\":\"search\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"}}}},"
         "{\"name\":\"f\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},"
         "\"b\":{\"type\":\"object\"},\"c\":{\"type\":\"array\"},\"d\":{\"type\":\"boolean\"},\"e\":{\"type\":\"number\"}}}}]";
-    aw_json_doc *doc = NULL;
-    aw_tool_def *defs = NULL;
-    size_t n = 0;
-    if (aw_json_parse(tools_json, sizeof tools_json - 1, NULL, &doc, NULL) ||
-        aw_tools_from_json(aw_json_doc_root(doc), NULL, &defs, &n, NULL))
-        abort();
-    aw_transport_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.mode = mode;
-    cfg.nonce = "1a2b3c4d";
-    cfg.tools = defs;
-    cfg.tool_count = n;
-    cfg.dialects = dialects;
-    aw_transport *t = aw_transport_new(&cfg, NULL);
-    if (!t) abort();
-    aw_free(NULL, defs);
-    aw_json_doc_free(doc);
-    return t;
+    return fuzz_session(tools_json, mode, AW_FORMAT_MARKDOWN, dialects);
 }
 
 static void drun(const aw_transport *tr, const char *p, size_t n, size_t chunk, dtrace *t) {

@@ -1,5 +1,7 @@
 /* What the dialect readers share: the registry, literal search, balanced
  * scanning, and calls made from JSON values in the common shapes. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal/dialect.h"
@@ -37,6 +39,16 @@ const char *aw_dialect_name(unsigned flag) {
     for (size_t i = 0; i < sizeof dialect_names / sizeof dialect_names[0]; i++)
         if (dialect_names[i].flag == flag) return dialect_names[i].name;
     return NULL;
+}
+
+int aw__dialect_malformedf(aw_dialect_out *out, const char *dialect, aw_text name, aw_reject_reason reason,
+                           const char *fmt, ...) {
+    char msg[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return out->malformed(out, dialect, name, reason, msg);
 }
 
 /* ---- scanning ------------------------------------------------------------------ */
@@ -92,6 +104,89 @@ size_t aw__dialect_balance(aw_dialect_scan *s, const char *p, size_t n, int pyth
     s->depth = depth;
     s->pos = i > n ? n : i;
     return end;
+}
+
+long aw__dialect_scan_until(aw_dialect_scan *s, const char *p, size_t n, size_t from, const char *lit, size_t len,
+                            int at_end) {
+    if (s->pos > from) from = s->pos;
+    size_t at = aw__dialect_find(p, n, from, lit, len);
+    if (at != SIZE_MAX) return (long)(at + len);
+    size_t again = aw__dialect_resume(n, len);
+    s->pos = again > from ? again : from;
+    return at_end ? (long)n : AW_DIALECT_MORE;
+}
+
+long aw__dialect_scan_value(aw_dialect_scan *s, const char *p, size_t n, int at_end, int python) {
+    size_t end = aw__dialect_balance(s, p, n, python);
+    if (end != SIZE_MAX) return (long)end;
+    return at_end ? (long)n : AW_DIALECT_MORE;
+}
+
+long aw__dialect_scan_section(aw_dialect_scan *s, const char *p, size_t n, int at_end, const char *section_begin,
+                              const char *section_end, const char *call_end) {
+    size_t blen = strlen(section_begin);
+    const char *close = aw__dialect_eq(p, section_begin, n < blen ? n : blen) ? section_end : call_end;
+    return aw__dialect_scan_until(s, p, n, 1, close, strlen(close), at_end);
+}
+
+aw_json_value *aw__dialect_new_args(const aw_allocator *alloc, aw_json_doc **doc) {
+    *doc = aw_json_doc_new(alloc);
+    aw_json_value *obj = *doc ? aw_json_new_object(*doc) : NULL;
+    if (!obj) {
+        aw_json_doc_free(*doc);
+        *doc = NULL;
+    }
+    return obj;
+}
+
+size_t aw__dialect_next_span(const char *p, size_t n, size_t i, const char *begin, size_t blen, const char *end,
+                             size_t elen, aw_text *seg) {
+    size_t b = aw__dialect_find(p, n, i, begin, blen);
+    if (b == SIZE_MAX) return SIZE_MAX;
+    b += blen;
+    size_t next = aw__dialect_find(p, n, b, begin, blen);
+    size_t limit = next != SIZE_MAX ? next : n; /* each byte is searched once */
+    size_t e = aw__dialect_find(p, limit, b, end, elen);
+    *seg = (aw_text){p + b, (e != SIZE_MAX ? e : limit) - b};
+    return e != SIZE_MAX ? e + elen : limit;
+}
+
+int aw__dialect_object_call(aw_dialect_out *out, const char *dialect, aw_text name, aw_text json, aw_text raw,
+                            const char *where) {
+    json = aw__dialect_trim(json.ptr, json.len);
+    if (!json.len) return out->call(out, dialect, name, NULL, raw, 0);
+    aw_json_doc *doc;
+    unsigned repairs;
+    int rc = aw__dialect_parse_json(out->alloc, json.ptr, json.len, &doc, &repairs);
+    if (rc) return rc;
+    if (!aw_json_is_object(aw_json_doc_root(doc))) {
+        aw_json_doc_free(doc);
+        return aw__dialect_malformedf(out, dialect, name, AW_REJECT_INVALID_JSON,
+                                      "The arguments of `%.*s` %s must be one JSON object.",
+                                      (int)(name.len > 64 ? 64 : name.len), name.ptr, where);
+    }
+    rc = out->call(out, dialect, name, aw_json_doc_root(doc), raw, repairs);
+    aw_json_doc_free(doc);
+    return rc;
+}
+
+int aw__dialect_marked_json(aw_dialect_out *out, const char *dialect, aw_text body, int closed, const char *fix,
+                            aw_json_doc **doc, unsigned *repairs) {
+    int rc = aw__dialect_parse_call_json(out->alloc, body.ptr, body.len, doc, repairs);
+    if (rc) return rc;
+    char last = body.len ? body.ptr[body.len - 1] : 0;
+    aw_reject_reason why = AW_REJECT_INVALID_JSON;
+    if (*doc && (*repairs & AW_REPAIR_SURROUNDING_TEXT)) {
+        /* bytes around the JSON: which part was meant is a guess */
+    } else if (*doc && !closed && (*repairs & AW_REPAIR_UNCLOSED) && last != '}' && last != ']') {
+        why = AW_REJECT_UNCLOSED; /* the reply ended inside the JSON: what it held is unknown */
+    } else if (*doc) {
+        return 0;
+    }
+    aw_json_doc_free(*doc);
+    *doc = NULL;
+    rc = out->malformed(out, dialect, AW__DIALECT_NO_TEXT, why, fix);
+    return rc ? rc : AW_DIALECT_REPORTED;
 }
 
 aw_text aw__dialect_trim(const char *p, size_t n) {

@@ -9,7 +9,6 @@
  * A section without its closing token runs to the end of the reply; a
  * call whose begin or end token was dropped is still read when its
  * separator is there. */
-#include <stdio.h>
 #include <string.h>
 
 #include "internal/dialect.h"
@@ -22,18 +21,9 @@ static const char sep[] = "<｜tool▁sep｜>";
 #define LEN(s) (sizeof(s) - 1)
 
 /* A section ends at its closing token; a lone call (no section token)
- * at its call-end token, unless another call follows. */
+ * at its call-end token. */
 static long scan(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
-    int section = !memcmp(p, calls_begin, n < LEN(calls_begin) ? n : LEN(calls_begin));
-    const char *close = section ? calls_end : call_end;
-    size_t len = section ? LEN(calls_end) : LEN(call_end);
-    size_t from = s->pos ? s->pos : 1;
-    size_t at = aw__dialect_find(p, n, from, close, len);
-    if (at == SIZE_MAX) {
-        s->pos = aw__dialect_resume(n, len) > from ? aw__dialect_resume(n, len) : from;
-        return at_end ? (long)n : AW_DIALECT_MORE;
-    }
-    return (long)(at + len);
+    return aw__dialect_scan_section(s, p, n, at_end, calls_begin, calls_end, call_end);
 }
 
 /* The JSON of one call, fenced (V3) or not (V3.1). */
@@ -68,22 +58,7 @@ static int one_call(const char *p, size_t n, aw_text raw, aw_dialect_out *out) {
     if (!name.len)
         return out->malformed(out, "deepseek", AW__DIALECT_NO_TEXT, AW_REJECT_MALFORMED_CALL,
                               "A call names its tool before <｜tool▁sep｜> (V3.1) or on the line after it (V3).");
-    aw_text json = unfence(rest);
-    if (!json.len) return out->call(out, "deepseek", name, NULL, raw, 0);
-    aw_json_doc *doc;
-    unsigned repairs;
-    int rc = aw__dialect_parse_json(out->alloc, json.ptr, json.len, &doc, &repairs);
-    if (rc) return rc;
-    if (!aw_json_is_object(aw_json_doc_root(doc))) {
-        aw_json_doc_free(doc);
-        char msg[240];
-        snprintf(msg, sizeof msg, "The arguments of `%.*s` after <｜tool▁sep｜> must be one JSON object.",
-                 (int)(name.len > 64 ? 64 : name.len), name.ptr);
-        return out->malformed(out, "deepseek", name, AW_REJECT_INVALID_JSON, msg);
-    }
-    rc = out->call(out, "deepseek", name, aw_json_doc_root(doc), raw, repairs);
-    aw_json_doc_free(doc);
-    return rc;
+    return aw__dialect_object_call(out, "deepseek", name, unfence(rest), raw, "after <｜tool▁sep｜>");
 }
 
 static int parse(const char *p, size_t n, aw_dialect_out *out) {
@@ -93,22 +68,19 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
     size_t end = n;
     if (n >= LEN(calls_end) && !memcmp(p + n - LEN(calls_end), calls_end, LEN(calls_end))) end = n - LEN(calls_end);
     int any = 0;
-    while (i < end) {
-        size_t b = aw__dialect_find(p, end, i, call_begin, LEN(call_begin));
-        if (b == SIZE_MAX) {
-            /* no begin token: the rest is one call, if it has a separator */
-            aw_text t = aw__dialect_trim(p + i, end - i);
-            if (!t.len) break;
-            b = (size_t)(t.ptr - p) - LEN(call_begin);
+    aw_text seg;
+    for (;;) {
+        size_t next = aw__dialect_next_span(p, end, i, call_begin, LEN(call_begin), call_end, LEN(call_end), &seg);
+        if (next == SIZE_MAX) {
+            /* no begin token: what is left is one call, if it is anything */
+            seg = aw__dialect_trim(p + i, end - i);
+            if (!seg.len) break;
+            next = end;
         }
-        size_t cb = b + LEN(call_begin);
-        size_t next = aw__dialect_find(p, end, cb, call_begin, LEN(call_begin));
-        size_t limit = next != SIZE_MAX ? next : end;
-        size_t ce = aw__dialect_find(p, limit, cb, call_end, LEN(call_end));
-        int rc = one_call(p + cb, (ce != SIZE_MAX ? ce : limit) - cb, raw, out);
+        int rc = one_call(seg.ptr, seg.len, raw, out);
         if (rc < 0) return rc;
         any = 1;
-        i = ce != SIZE_MAX ? ce + LEN(call_end) : limit;
+        i = next;
     }
     if (!any)
         return out->malformed(out, "deepseek", AW__DIALECT_NO_TEXT, AW_REJECT_EMPTY_PAYLOAD,

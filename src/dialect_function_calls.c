@@ -93,12 +93,9 @@ static int read_invoke(const char *p, size_t n, size_t at, size_t end, int close
         return out->malformed(out, dialect, AW__DIALECT_NO_TEXT, te == SIZE_MAX ? AW_REJECT_UNCLOSED : AW_REJECT_MALFORMED_CALL, msg);
     }
     const aw_tool_def *tool = out->tool(out, name);
-    aw_json_doc *doc = aw_json_doc_new(out->alloc);
-    aw_json_value *obj = doc ? aw_json_new_object(doc) : NULL;
-    if (!obj) {
-        aw_json_doc_free(doc);
-        return AW_ENOMEM;
-    }
+    aw_json_doc *doc;
+    aw_json_value *obj = aw__dialect_new_args(out->alloc, &doc);
+    if (!obj) return AW_ENOMEM;
     int rc = 0, complete = 0, last_open = 0;
     size_t i = te;
     for (;;) {

@@ -10,7 +10,6 @@
  * Values are text, typed by the tool's schema; a value keeps its blanks
  * (a string is what the model wrote). A value whose </arg_value> was
  * dropped ends at the next <arg_key> or at the end of the call. */
-#include <stdio.h>
 #include <string.h>
 
 #include "internal/dialect.h"
@@ -22,11 +21,10 @@ static const char val_close[] = "</arg_value>";
 #define LEN(s) (sizeof(s) - 1)
 
 static int bad(aw_dialect_out *out, aw_text name, const char *what) {
-    char msg[320];
-    snprintf(msg, sizeof msg,
-             "The call to `%.*s` %s; write <tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>.",
-             (int)(name.len > 64 ? 64 : name.len), name.ptr, what);
-    return out->malformed(out, "glm45", name, AW_REJECT_MALFORMED_CALL, msg);
+    return aw__dialect_malformedf(
+        out, "glm45", name, AW_REJECT_MALFORMED_CALL,
+        "The call to `%.*s` %s; write <tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>.",
+        (int)(name.len > 64 ? 64 : name.len), name.ptr, what);
 }
 
 static int read_pairs(const char *p, size_t n, size_t i, aw_text name, const aw_json_value *schema, aw_json_doc *doc,
@@ -72,12 +70,9 @@ int aw__glm45_parse_body(const char *p, size_t n, aw_text raw, aw_dialect_out *o
     }
     if (!name.len) return AW_DIALECT_NOT_A_CALL;
     const aw_tool_def *tool = out->tool(out, name);
-    aw_json_doc *doc = aw_json_doc_new(out->alloc);
-    aw_json_value *obj = doc ? aw_json_new_object(doc) : NULL;
-    if (!obj) {
-        aw_json_doc_free(doc);
-        return AW_ENOMEM;
-    }
+    aw_json_doc *doc;
+    aw_json_value *obj = aw__dialect_new_args(out->alloc, &doc);
+    if (!obj) return AW_ENOMEM;
     int failed = 0;
     int rc = read_pairs(p, n, first == SIZE_MAX ? n : first, name, tool ? tool->schema : NULL, doc, obj, out, &failed);
     if (!rc && !failed) rc = out->call(out, "glm45", name, obj, raw, 0);

@@ -20,9 +20,7 @@ static long scan(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
         if (p[i] != '[' && p[i] != '{') return AW_DIALECT_NONE;
         s->pos = i;
     }
-    size_t end = aw__dialect_balance(s, p, n, 0);
-    if (end != SIZE_MAX) return (long)end;
-    return at_end ? (long)n : AW_DIALECT_MORE;
+    return aw__dialect_scan_value(s, p, n, at_end, 0);
 }
 
 static int parse(const char *p, size_t n, aw_dialect_out *out) {
@@ -30,15 +28,11 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
     aw_text body = aw__dialect_trim(p + MARKER_LEN, n - MARKER_LEN);
     aw_json_doc *doc;
     unsigned repairs;
-    int rc = aw__dialect_parse_call_json(out->alloc, body.ptr, body.len, &doc, &repairs);
-    if (rc) return rc;
-    char last = body.len ? body.ptr[body.len - 1] : 0;
-    if (!doc || ((repairs & AW_REPAIR_UNCLOSED) && last != '}' && last != ']')) {
-        aw_json_doc_free(doc);
-        return out->malformed(out, "granite", AW__DIALECT_NO_TEXT, doc ? AW_REJECT_UNCLOSED : AW_REJECT_INVALID_JSON,
-                              "After <|tool_call|> write one complete JSON list: "
-                              "[{\"name\": \"NAME\", \"arguments\": {...}}].");
-    }
+    int rc = aw__dialect_marked_json(out, "granite", body, 0,
+                                     "After <|tool_call|> write one complete JSON list: "
+                                     "[{\"name\": \"NAME\", \"arguments\": {...}}].",
+                                     &doc, &repairs);
+    if (rc) return rc == AW_DIALECT_REPORTED ? 0 : rc;
     rc = aw__dialect_json_calls(out, "granite", aw_json_doc_root(doc), raw, repairs, 0);
     aw_json_doc_free(doc);
     if (rc == AW_DIALECT_NOT_A_CALL)

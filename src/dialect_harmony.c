@@ -9,7 +9,6 @@
  * text. The header must end within a few hundred bytes; the arguments end
  * at <|call|>, at the next message, or at the end of the reply (servers
  * often keep the stop token). */
-#include <stdio.h>
 #include <string.h>
 
 #include "internal/dialect.h"
@@ -83,23 +82,8 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
         ae = n - LEN(call_tok);
     else if (n - m >= LEN(message_tok) + LEN(end_tok) && !memcmp(p + n - LEN(end_tok), end_tok, LEN(end_tok)))
         ae = n - LEN(end_tok);
-    aw_text json = aw__dialect_trim(p + m + LEN(message_tok), ae - m - LEN(message_tok));
-    if (!json.len) return out->call(out, "harmony", name, NULL, raw, 0);
-    aw_json_doc *doc;
-    unsigned repairs;
-    int rc = aw__dialect_parse_json(out->alloc, json.ptr, json.len, &doc, &repairs);
-    if (rc) return rc;
-    if (!aw_json_is_object(aw_json_doc_root(doc))) {
-        aw_json_doc_free(doc);
-        char msg[240];
-        snprintf(msg, sizeof msg,
-                 "The message to functions.%.*s must hold one JSON object: <|constrain|>json<|message|>{...}<|call|>.",
-                 (int)(name.len > 64 ? 64 : name.len), name.ptr);
-        return out->malformed(out, "harmony", name, AW_REJECT_INVALID_JSON, msg);
-    }
-    rc = out->call(out, "harmony", name, aw_json_doc_root(doc), raw, repairs);
-    aw_json_doc_free(doc);
-    return rc;
+    aw_text json = {p + m + LEN(message_tok), ae - m - LEN(message_tok)};
+    return aw__dialect_object_call(out, "harmony", name, json, raw, "in <|constrain|>json<|message|>{...}<|call|>");
 }
 
 static const aw_dialect_trigger triggers[] = {

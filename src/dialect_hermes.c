@@ -257,25 +257,12 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
     if (!(out->enabled & AW_DIALECT_HERMES)) return AW_DIALECT_NOT_A_CALL;
     aw_json_doc *doc;
     unsigned repairs;
-    int rc = aw__dialect_parse_call_json(out->alloc, body.ptr, body.len, &doc, &repairs);
-    if (rc) return rc;
-    if (!doc) {
-        return out->malformed(out, "hermes", AW__DIALECT_NO_TEXT, AW_REJECT_INVALID_JSON,
-                              "A <tool_call> must hold a JSON object with \"name\" and \"arguments\".");
-    }
-    char last = body.ptr[body.len - 1];
-    if (repairs & AW_REPAIR_SURROUNDING_TEXT) {
-        /* bytes around the JSON: which part was meant is a guess */
-        aw_json_doc_free(doc);
-        return out->malformed(out, "hermes", AW__DIALECT_NO_TEXT, AW_REJECT_INVALID_JSON,
-                              "A <tool_call> must hold a JSON object with \"name\" and \"arguments\".");
-    }
-    if (!closed && (repairs & AW_REPAIR_UNCLOSED) && last != '}' && last != ']') {
-        /* the reply ended inside the JSON: what it would have held is unknown */
-        aw_json_doc_free(doc);
-        return out->malformed(out, "hermes", AW__DIALECT_NO_TEXT, AW_REJECT_UNCLOSED,
-                              "The <tool_call> was cut off inside its JSON; send the call again, complete, and end it with </tool_call>.");
-    }
+    int rc = aw__dialect_marked_json(out, "hermes", body, closed,
+                                     closed ? "A <tool_call> must hold a JSON object with \"name\" and \"arguments\"."
+                                            : "The <tool_call> was cut off inside its JSON; send the call again, "
+                                              "complete, and end it with </tool_call>.",
+                                     &doc, &repairs);
+    if (rc) return rc == AW_DIALECT_REPORTED ? 0 : rc;
     rc = aw__dialect_json_calls(out, "hermes", aw_json_doc_root(doc), raw, repairs, 0);
     aw_json_doc_free(doc);
     if (rc == AW_DIALECT_NOT_A_CALL)

@@ -20,16 +20,7 @@ static const char arg_begin[] = "<|tool_call_argument_begin|>";
 #define LEN(s) (sizeof(s) - 1)
 
 static long scan(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
-    int section = !memcmp(p, section_begin, n < LEN(section_begin) ? n : LEN(section_begin));
-    const char *close = section ? section_end : call_end;
-    size_t len = section ? LEN(section_end) : LEN(call_end);
-    size_t from = s->pos ? s->pos : 1;
-    size_t at = aw__dialect_find(p, n, from, close, len);
-    if (at == SIZE_MAX) {
-        s->pos = aw__dialect_resume(n, len) > from ? aw__dialect_resume(n, len) : from;
-        return at_end ? (long)n : AW_DIALECT_MORE;
-    }
-    return (long)(at + len);
+    return aw__dialect_scan_section(s, p, n, at_end, section_begin, section_end, call_end);
 }
 
 static int one_call(const char *p, size_t n, aw_text raw, aw_dialect_out *out) {
@@ -52,22 +43,8 @@ static int one_call(const char *p, size_t n, aw_text raw, aw_dialect_out *out) {
                  (int)(id.len > 64 ? 64 : id.len), id.ptr);
         return out->malformed(out, "kimi_k2", AW__DIALECT_NO_TEXT, AW_REJECT_MALFORMED_CALL, msg);
     }
-    aw_text json = aw__dialect_trim(p + at + LEN(arg_begin), n - at - LEN(arg_begin));
-    if (!json.len) return out->call(out, "kimi_k2", name, NULL, raw, 0);
-    aw_json_doc *doc;
-    unsigned repairs;
-    int rc = aw__dialect_parse_json(out->alloc, json.ptr, json.len, &doc, &repairs);
-    if (rc) return rc;
-    if (!aw_json_is_object(aw_json_doc_root(doc))) {
-        aw_json_doc_free(doc);
-        char msg[240];
-        snprintf(msg, sizeof msg, "The arguments of `%.*s` after <|tool_call_argument_begin|> must be one JSON object.",
-                 (int)(name.len > 64 ? 64 : name.len), name.ptr);
-        return out->malformed(out, "kimi_k2", name, AW_REJECT_INVALID_JSON, msg);
-    }
-    rc = out->call(out, "kimi_k2", name, aw_json_doc_root(doc), raw, repairs);
-    aw_json_doc_free(doc);
-    return rc;
+    aw_text json = {p + at + LEN(arg_begin), n - at - LEN(arg_begin)};
+    return aw__dialect_object_call(out, "kimi_k2", name, json, raw, "after <|tool_call_argument_begin|>");
 }
 
 static int parse(const char *p, size_t n, aw_dialect_out *out) {
@@ -75,18 +52,15 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
     size_t end = n;
     if (n >= LEN(section_end) && !memcmp(p + n - LEN(section_end), section_end, LEN(section_end)))
         end = n - LEN(section_end);
-    size_t i = aw__dialect_find(p, end, 0, call_begin, LEN(call_begin));
+    aw_text seg;
+    size_t i = aw__dialect_next_span(p, end, 0, call_begin, LEN(call_begin), call_end, LEN(call_end), &seg);
     if (i == SIZE_MAX)
         return out->malformed(out, "kimi_k2", AW__DIALECT_NO_TEXT, AW_REJECT_EMPTY_PAYLOAD,
                               "A <|tool_calls_section_begin|> section holds no <|tool_call_begin|>.");
     while (i != SIZE_MAX) {
-        size_t b = i + LEN(call_begin);
-        size_t next = aw__dialect_find(p, end, b, call_begin, LEN(call_begin));
-        size_t limit = next != SIZE_MAX ? next : end;
-        size_t e = aw__dialect_find(p, limit, b, call_end, LEN(call_end));
-        int rc = one_call(p + b, (e != SIZE_MAX ? e : limit) - b, raw, out);
+        int rc = one_call(seg.ptr, seg.len, raw, out);
         if (rc < 0) return rc;
-        i = next;
+        i = aw__dialect_next_span(p, end, i, call_begin, LEN(call_begin), call_end, LEN(call_end), &seg);
     }
     return 0;
 }

@@ -53,9 +53,7 @@ static long scan(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
         s->phase = 1;
         s->pos = i;
     }
-    size_t end = aw__dialect_balance(s, p, n, 0);
-    if (end != SIZE_MAX) return (long)end;
-    return at_end ? (long)n : AW_DIALECT_MORE;
+    return aw__dialect_scan_value(s, p, n, at_end, 0);
 }
 
 static int parse(const char *p, size_t n, aw_dialect_out *out) {
@@ -71,18 +69,17 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
         size_t k = skip_tags(body.ptr, body.len, i);
         body = (aw_text){body.ptr + k, body.len - k};
     }
+    const char *fix = name.len ? "Write [TOOL_CALLS]NAME[ARGS]{...} with one complete JSON object of arguments."
+                               : "After [TOOL_CALLS] write one complete JSON list: "
+                                 "[{\"name\": \"NAME\", \"arguments\": {...}}].";
     aw_json_doc *doc;
     unsigned repairs;
-    int rc = aw__dialect_parse_call_json(out->alloc, body.ptr, body.len, &doc, &repairs);
-    if (rc) return rc;
-    char last = body.len ? body.ptr[body.len - 1] : 0;
+    int rc = aw__dialect_marked_json(out, "mistral", body, 0, fix, &doc, &repairs);
+    if (rc) return rc == AW_DIALECT_REPORTED ? 0 : rc;
     const aw_json_value *root = aw_json_doc_root(doc);
-    if (!doc || ((repairs & AW_REPAIR_UNCLOSED) && last != '}' && last != ']') || (name.len && !aw_json_is_object(root))) {
+    if (name.len && !aw_json_is_object(root)) {
         aw_json_doc_free(doc);
-        return out->malformed(out, "mistral", name, doc ? AW_REJECT_UNCLOSED : AW_REJECT_INVALID_JSON,
-                              name.len ? "Write [TOOL_CALLS]NAME[ARGS]{...} with one complete JSON object of arguments."
-                                       : "After [TOOL_CALLS] write one complete JSON list: "
-                                         "[{\"name\": \"NAME\", \"arguments\": {...}}].");
+        return out->malformed(out, "mistral", name, AW_REJECT_INVALID_JSON, fix);
     }
     if (name.len) rc = out->call(out, "mistral", name, root, raw, repairs);
     else rc = aw__dialect_json_calls(out, "mistral", root, raw, repairs, 0);

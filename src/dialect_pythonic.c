@@ -26,9 +26,7 @@ static int starts(const char *p, size_t n, int at_end) {
 }
 
 static long scan(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
-    size_t end = aw__dialect_balance(s, p, n, 1);
-    if (end != SIZE_MAX) return (long)end;
-    return at_end ? (long)n : AW_DIALECT_MORE;
+    return aw__dialect_scan_value(s, p, n, at_end, 1);
 }
 
 static int parse(const char *p, size_t n, aw_dialect_out *out) {

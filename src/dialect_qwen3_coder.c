@@ -92,11 +92,10 @@ static long scan(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
 
 /* A parameter tag that is not <parameter=NAME>: say how it is written. */
 static int bad_parameter(aw_dialect_out *out, aw_text name, const char *shown) {
-    char msg[320];
-    snprintf(msg, sizeof msg,
-             "The call <function=%.*s> has a parameter written `%s`; write each as <parameter=NAME>VALUE</parameter>.",
-             (int)(name.len > 64 ? 64 : name.len), name.ptr, shown);
-    return out->malformed(out, "qwen3_coder", name, AW_REJECT_MALFORMED_CALL, msg);
+    return aw__dialect_malformedf(
+        out, "qwen3_coder", name, AW_REJECT_MALFORMED_CALL,
+        "The call <function=%.*s> has a parameter written `%s`; write each as <parameter=NAME>VALUE</parameter>.",
+        (int)(name.len > 64 ? 64 : name.len), name.ptr, shown);
 }
 
 /* The parameters of one function body p[0..n) into obj. */
@@ -166,10 +165,9 @@ static int read_function(aw_text name, const char *body, size_t n, aw_text raw, 
         aw_json_value *obj = doc ? (aw_json_value *)aw_json_doc_root(doc) : NULL;
         if (!aw_json_is_object(obj)) {
             aw_json_doc_free(doc);
-            char msg[240];
-            snprintf(msg, sizeof msg, "The call <function=%.*s> must hold one JSON object of arguments.",
-                     (int)(name.len > 64 ? 64 : name.len), name.ptr);
-            return out->malformed(out, "llama3", name, AW_REJECT_INVALID_JSON, msg);
+            return aw__dialect_malformedf(out, "llama3", name, AW_REJECT_INVALID_JSON,
+                                          "The call <function=%.*s> must hold one JSON object of arguments.",
+                                          (int)(name.len > 64 ? 64 : name.len), name.ptr);
         }
         rc = type_strings(doc, out->alloc, schema, obj);
         if (!rc) rc = out->call(out, "llama3", name, obj, raw, repairs);
@@ -177,12 +175,9 @@ static int read_function(aw_text name, const char *body, size_t n, aw_text raw, 
         return rc;
     }
     if (!(out->enabled & AW_DIALECT_QWEN3_CODER)) return AW_DIALECT_NOT_A_CALL;
-    aw_json_doc *doc = aw_json_doc_new(out->alloc);
-    aw_json_value *obj = doc ? aw_json_new_object(doc) : NULL;
-    if (!obj) {
-        aw_json_doc_free(doc);
-        return AW_ENOMEM;
-    }
+    aw_json_doc *doc;
+    aw_json_value *obj = aw__dialect_new_args(out->alloc, &doc);
+    if (!obj) return AW_ENOMEM;
     int bad = 0;
     int rc = read_parameters(b.ptr, b.len, name, schema, doc, obj, out->alloc, out, &bad);
     if (!rc && !bad) rc = out->call(out, "qwen3_coder", name, obj, raw, 0);

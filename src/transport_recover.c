@@ -146,15 +146,7 @@ static int out_call(aw_dialect_out *o, const char *dialect, aw_text name, const 
         return out_malformed(o, dialect, name, AW_REJECT_TOOL_NOT_ALLOWED, msg);
     }
     aw_json_doc *empty = NULL;
-    if (!args) {
-        empty = aw_json_doc_new(x->alloc);
-        aw_json_value *obj = empty ? aw_json_new_object(empty) : NULL;
-        if (!obj) {
-            aw_json_doc_free(empty);
-            return AW_ENOMEM;
-        }
-        args = obj;
-    }
+    if (!args && !(args = aw__dialect_new_args(x->alloc, &empty))) return AW_ENOMEM;
     /* the accept path every call takes, so what checks calls checks these */
     x->emit_dialect = dialect;
     int rc = aw__extract_emit_call(x, AW__X_NO_TEXT, name, args, raw,

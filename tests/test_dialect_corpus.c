@@ -46,20 +46,9 @@ static aw_json_doc *load(const char *name) {
 }
 
 static aw_transport *session(const aw_json_value *tools) {
-    aw_tool_def *defs = NULL;
-    size_t n = 0;
     aw_error err;
-    assert_int_equal(aw_tools_from_json(tools, NULL, &defs, &n, &err), 0);
-    aw_transport_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.mode = AW_TRANSPORT_NATIVE;
-    cfg.nonce = TH_NONCE;
-    cfg.tools = defs;
-    cfg.tool_count = n;
-    cfg.dialects = AW_DIALECT_AUTO;
-    aw_transport *t = aw_transport_new(&cfg, &err);
+    aw_transport *t = th_session_with(tools, AW_TRANSPORT_NATIVE, AW_DIALECT_AUTO, &err);
     assert_non_null(t);
-    aw_free(NULL, defs);
     return t;
 }
 

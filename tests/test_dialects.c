@@ -30,19 +30,8 @@ static aw_transport *session(unsigned dialects, aw_transport_mode mode) {
     aw_json_doc *doc = NULL;
     aw_error err;
     assert_int_equal(aw_json_parse(tools_json, sizeof tools_json - 1, NULL, &doc, &err), 0);
-    aw_tool_def *defs = NULL;
-    size_t n = 0;
-    assert_int_equal(aw_tools_from_json(aw_json_doc_root(doc), NULL, &defs, &n, &err), 0);
-    aw_transport_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.mode = mode;
-    cfg.nonce = TH_NONCE;
-    cfg.tools = defs;
-    cfg.tool_count = n;
-    cfg.dialects = dialects;
-    aw_transport *t = aw_transport_new(&cfg, &err);
+    aw_transport *t = th_session_with(aw_json_doc_root(doc), mode, dialects, &err);
     assert_non_null(t);
-    aw_free(NULL, defs);
     aw_json_doc_free(doc);
     return t;
 }

@@ -69,6 +69,9 @@ typedef struct aw_dialect_scan {
 /* parse() results besides 0 (read: calls and malformed calls reported) and
  * negative AW_E* codes from the out callbacks. */
 #define AW_DIALECT_NOT_A_CALL 1
+/* From helpers that report a malformed call themselves: done, nothing more
+ * to read. */
+#define AW_DIALECT_REPORTED 2
 
 /* Where a trigger counts. */
 enum { AW_DT_ANYWHERE = 0, AW_DT_LINE_START = 1 };
@@ -139,6 +142,46 @@ size_t aw__dialect_find(const char *p, size_t n, size_t from, const char *lit, s
  * p[0..n) held none: the tail that could still be its start. */
 static inline size_t aw__dialect_resume(size_t n, size_t len) { return n >= len ? n - len + 1 : 0; }
 
+/* The end of a candidate that ends just after the literal lit (searched
+ * from `from`, or from s->pos once a search has begun): its length, or
+ * AW_DIALECT_MORE, or at the end of the reply the whole of it. */
+long aw__dialect_scan_until(aw_dialect_scan *s, const char *p, size_t n, size_t from, const char *lit, size_t len,
+                            int at_end);
+
+/* A candidate that is one JSON value from s->pos (set by the caller to its
+ * first bracket): its length once the value closes, else
+ * AW_DIALECT_MORE, or at the end of the reply the whole of it. */
+long aw__dialect_scan_value(aw_dialect_scan *s, const char *p, size_t n, int at_end, int python);
+
+/* A section of special tokens (DeepSeek's, Kimi's): a candidate that
+ * starts with section_begin ends after section_end, one that starts with
+ * a lone call after call_end (at the end of the reply: all of it). */
+long aw__dialect_scan_section(aw_dialect_scan *s, const char *p, size_t n, int at_end, const char *section_begin,
+                              const char *section_end, const char *call_end);
+
+/* A new document with an empty object for a call's arguments; NULL (and
+ * *doc NULL) when memory ran out. */
+aw_json_value *aw__dialect_new_args(const aw_allocator *alloc, aw_json_doc **doc);
+
+/* Each BEGIN ... END span in p[i..n) (END may be missing: the span then
+ * ends at the next BEGIN or at n): *seg is what lies between; returns
+ * where to look for the next, or SIZE_MAX when there is none. */
+size_t aw__dialect_next_span(const char *p, size_t n, size_t i, const char *begin, size_t blen, const char *end,
+                             size_t elen, aw_text *seg);
+
+/* A call whose arguments are the JSON text json (nothing: no arguments),
+ * which must be one object; `where` says where it stands, for the
+ * feedback ("after <|tool_call_argument_begin|>"). */
+int aw__dialect_object_call(aw_dialect_out *out, const char *dialect, aw_text name, aw_text json, aw_text raw,
+                            const char *where);
+
+/* The JSON after a marker (granite, hermes, mistral): parsed with repair
+ * into *doc, 0; AW_DIALECT_NOT_A_CALL for an illustration; or, reported
+ * as malformed with `fix`, AW_DIALECT_REPORTED with *doc NULL: no JSON, stray bytes around
+ * it, or (closed 0: no closing tag came) a reply that ended inside it. */
+int aw__dialect_marked_json(aw_dialect_out *out, const char *dialect, aw_text body, int closed, const char *fix,
+                            aw_json_doc **doc, unsigned *repairs);
+
 /* A balanced scan of JSON (or Python literals, when python) from s->pos:
  * strings with their escapes are skipped, brackets counted from the first
  * one. Returns the offset just after the bracket that closes the first,
@@ -178,6 +221,14 @@ int aw__dialect_json_calls(aw_dialect_out *out, const char *dialect, const aw_js
                            unsigned repairs, int strict);
 
 #define AW__DIALECT_NO_TEXT ((aw_text){"", 0})
+
+/* out->malformed with the message formatted (up to 320 bytes). */
+int aw__dialect_malformedf(aw_dialect_out *out, const char *dialect, aw_text name, aw_reject_reason reason,
+                           const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
 
 /* ---- bodies that more than one reader's tag may hold ------------------------- */
 
