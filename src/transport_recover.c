@@ -13,11 +13,13 @@
  *
  * Every decision depends on the bytes only, never on where a chunk ends:
  * a decision that needs bytes not yet seen waits for them (or for the end
- * of the reply), so the events are the same for every chunking. Text is
- * examined once in the filter, each candidate is scanned incrementally by
- * its reader, and the bytes candidates scan in all are bounded by a
- * multiple of the reply's length (beyond it no new candidate starts), so
- * the time stays linear even when unclosed candidates overlap.
+ * of the reply), so the events are the same for every chunking. The text
+ * scan looks at each byte once, but for the bytes of a candidate that
+ * turned out to be none, which it looks at again; each candidate is
+ * scanned incrementally by its reader; and the bytes candidates scan in
+ * all are bounded by a multiple of the reply's length (beyond it no new
+ * candidate starts), which bounds the looking again too: the time stays
+ * linear even when unclosed candidates overlap.
  *
  * A tag of our own (anything the tag scanner reports besides text) ends
  * the text before it: what is held is settled first, as at the end of the
