@@ -93,4 +93,4 @@ static const aw_dialect_trigger triggers[] = {
     {call_begin, LEN(call_begin), AW_DT_ANYWHERE},
 };
 
-const aw_dialect aw__dialect_deepseek = {"deepseek", AW_DIALECT_DEEPSEEK, triggers, 2, NULL, NULL, 0, scan, parse};
+const aw_dialect aw__dialect_deepseek = {"deepseek", AW_DIALECT_DEEPSEEK, triggers, 2, NULL, NULL, 0, scan, parse, NULL};

@@ -36,4 +36,4 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
     return rc;
 }
 
-const aw_dialect aw__dialect_fenced = {"fenced", AW_DIALECT_FENCED, NULL, 0, NULL, NULL, 0, scan, parse};
+const aw_dialect aw__dialect_fenced = {"fenced", AW_DIALECT_FENCED, NULL, 0, NULL, NULL, 0, scan, parse, NULL};

@@ -200,5 +200,5 @@ static const aw_dialect_trigger triggers[] = {
 };
 
 const aw_dialect aw__dialect_function_calls = {
-    "function_calls", AW_DIALECT_FUNCTION_CALLS, triggers, 2, NULL, NULL, 1, scan, parse,
+    "function_calls", AW_DIALECT_FUNCTION_CALLS, triggers, 2, NULL, NULL, 1, scan, parse, NULL,
 };

@@ -91,4 +91,4 @@ static const aw_dialect_trigger triggers[] = {
     {channel_tok, LEN(channel_tok), AW_DT_ANYWHERE},
 };
 
-const aw_dialect aw__dialect_harmony = {"harmony", AW_DIALECT_HARMONY, triggers, 2, NULL, NULL, 0, scan, parse};
+const aw_dialect aw__dialect_harmony = {"harmony", AW_DIALECT_HARMONY, triggers, 2, NULL, NULL, 0, scan, parse, NULL};

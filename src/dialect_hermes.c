@@ -158,7 +158,9 @@ static long scan_json(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
                     SAVE();
                     return AW_DIALECT_MORE;
                 }
-                return (long)(len == CLOSE_LEN ? i + len : i); /* a new <tool_call>: this one was never closed */
+                if (len == CLOSE_LEN) return (long)(i + len);
+                s->unclosed = 1; /* a new <tool_call>: this one was never closed */
+                return (long)i;
             }
         }
     }
@@ -219,7 +221,10 @@ static long scan_markup(aw_dialect_scan *s, const char *p, size_t n, int at_end)
             break;
         }
         if (which == 0) return (long)(i + CLOSE_LEN);
-        if (which == 1 && i > 0) return (long)i;
+        if (which == 1 && i > 0) {
+            s->unclosed = 1; /* a new <tool_call>: this one was never closed */
+            return (long)i;
+        }
         if (which == 2 && s->kind == K_XML) {
             s->mark = i + lens[2];
             continue;
@@ -274,5 +279,5 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
 static const aw_dialect_trigger triggers[] = {{open_tag, OPEN_LEN, AW_DT_ANYWHERE}};
 
 const aw_dialect aw__dialect_hermes = {
-    "hermes", AW_DIALECT_HERMES | AW_DIALECT_QWEN3_CODER | AW_DIALECT_GLM45, triggers, 1, NULL, NULL, 1, scan, parse,
+    "hermes", AW_DIALECT_HERMES | AW_DIALECT_QWEN3_CODER | AW_DIALECT_GLM45, triggers, 1, NULL, NULL, 1, scan, parse, &aw__dialect_qwen3_coder,
 };

@@ -70,4 +70,4 @@ static const aw_dialect_trigger triggers[] = {
     {call_begin, LEN(call_begin), AW_DT_ANYWHERE},
 };
 
-const aw_dialect aw__dialect_kimi_k2 = {"kimi_k2", AW_DIALECT_KIMI_K2, triggers, 2, NULL, NULL, 0, scan, parse};
+const aw_dialect aw__dialect_kimi_k2 = {"kimi_k2", AW_DIALECT_KIMI_K2, triggers, 2, NULL, NULL, 0, scan, parse, NULL};

@@ -209,4 +209,4 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
 
 static const aw_dialect_trigger triggers[] = {{python_tag, TAG_LEN, AW_DT_ANYWHERE}};
 
-const aw_dialect aw__dialect_llama3 = {"llama3", AW_DIALECT_LLAMA3, triggers, 1, starts, "{[bw", 1, scan, parse};
+const aw_dialect aw__dialect_llama3 = {"llama3", AW_DIALECT_LLAMA3, triggers, 1, starts, "{[bw", 1, scan, parse, NULL};

@@ -33,4 +33,4 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
 
 static const aw_dialect_trigger triggers[] = {{open_tag, LEN(open_tag), AW_DT_ANYWHERE}};
 
-const aw_dialect aw__dialect_minimax = {"minimax", AW_DIALECT_MINIMAX, triggers, 1, NULL, NULL, 1, scan, parse};
+const aw_dialect aw__dialect_minimax = {"minimax", AW_DIALECT_MINIMAX, triggers, 1, NULL, NULL, 1, scan, parse, &aw__dialect_function_calls};

@@ -92,4 +92,4 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
 
 static const aw_dialect_trigger triggers[] = {{marker, MARKER_LEN, AW_DT_ANYWHERE}};
 
-const aw_dialect aw__dialect_mistral = {"mistral", AW_DIALECT_MISTRAL, triggers, 1, NULL, NULL, 0, scan, parse};
+const aw_dialect aw__dialect_mistral = {"mistral", AW_DIALECT_MISTRAL, triggers, 1, NULL, NULL, 0, scan, parse, NULL};

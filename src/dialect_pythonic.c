@@ -79,4 +79,4 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
     return rc;
 }
 
-const aw_dialect aw__dialect_pythonic = {"pythonic", AW_DIALECT_PYTHONIC, NULL, 0, starts, "[", 1, scan, parse};
+const aw_dialect aw__dialect_pythonic = {"pythonic", AW_DIALECT_PYTHONIC, NULL, 0, starts, "[", 1, scan, parse, NULL};

@@ -83,7 +83,10 @@ static long scan(aw_dialect_scan *s, const char *p, size_t n, int at_end) {
             continue;
         }
         if (which == 1) return (long)(i + LEN(tc_close));
-        if (which >= 2) return (long)i; /* the next call begins: this one was never closed */
+        if (which >= 2) {
+            s->unclosed = 1; /* the next call begins: this one was never closed */
+            return (long)i;
+        }
         i++;
     }
 }
@@ -226,5 +229,5 @@ static int parse(const char *p, size_t n, aw_dialect_out *out) {
 static const aw_dialect_trigger triggers[] = {{fn_open, LEN(fn_open), AW_DT_ANYWHERE}};
 
 const aw_dialect aw__dialect_qwen3_coder = {
-    "qwen3_coder", AW_DIALECT_QWEN3_CODER | AW_DIALECT_LLAMA3, triggers, 1, NULL, NULL, 1, scan, parse,
+    "qwen3_coder", AW_DIALECT_QWEN3_CODER | AW_DIALECT_LLAMA3, triggers, 1, NULL, NULL, 1, scan, parse, NULL,
 };

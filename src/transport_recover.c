@@ -57,6 +57,7 @@ struct aw_recover {
     size_t fence_start, fence_body;
     /* a candidate */
     const aw_dialect *reader;
+    const aw_dialect_trigger *opener; /* the marker it began with, NULL for a shape */
     aw_dialect_scan st;
     size_t cand;
     size_t cand_len;   /* once its end is known; 0 before */
@@ -195,7 +196,8 @@ static void index_triggers(aw_recover_index *r, unsigned enabled) {
 
 /* A marker trigger at p[0] ('<' or '['): its reader, or NULL; *partial
  * when p[0..n) is the start of one and more bytes could complete it. */
-static const aw_dialect *marker_at(const aw_recover_index *r, const char *p, size_t n, int *partial) {
+static const aw_dialect *marker_at(const aw_recover_index *r, const char *p, size_t n, int *partial,
+                                   const aw_dialect_trigger **which) {
     *partial = 0;
     if (n < 2) {
         *partial = 1; /* every trigger is longer than one byte */
@@ -206,7 +208,10 @@ static const aw_dialect *marker_at(const aw_recover_index *r, const char *p, siz
         const aw_dialect_trigger *t = r->markers[i].t;
         size_t m = n < t->len ? n : t->len;
         if (!aw__dialect_eq(p, t->text, m)) continue;
-        if (m == t->len) return r->markers[i].d;
+        if (m == t->len) {
+            *which = t;
+            return r->markers[i].d;
+        }
         *partial = 1;
     }
     return NULL;
@@ -228,9 +233,10 @@ static int shape_at(const aw_recover_index *r, const char *p, size_t n, int at_e
     return wait ? -1 : 0;
 }
 
-static void begin_candidate(aw_recover *r, const aw_dialect *d, size_t at) {
+static void begin_candidate(aw_recover *r, const aw_dialect *d, const aw_dialect_trigger *opener, size_t at) {
     r->mode = M_CAND;
     r->reader = d;
+    r->opener = opener;
     memset(&r->st, 0, sizeof r->st);
     r->cand = at;
     r->cand_len = 0;
@@ -280,7 +286,7 @@ static int line_start(aw_recover *r, const char *p, size_t n, size_t i, int at_e
     int s = shape_at(r->ix, p + k, n - k, at_end, &d);
     if (s < 0) return 1;
     if (s > 0) {
-        begin_candidate(r, d, k);
+        begin_candidate(r, d, NULL, k);
         return 2;
     }
     return 0;
@@ -347,9 +353,10 @@ static int step_text(aw_recover *r, const char *p, size_t n, int at_end) {
         }
         if (!r->span && within_budget(r, i)) {
             int partial;
-            const aw_dialect *d = marker_at(r->ix, p + i, n - i, &partial);
+            const aw_dialect_trigger *t = NULL;
+            const aw_dialect *d = marker_at(r->ix, p + i, n - i, &partial, &t);
             if (d) {
-                begin_candidate(r, d, i);
+                begin_candidate(r, d, t, i);
                 r->pos = i;
                 return 2;
             }
@@ -383,6 +390,37 @@ static void not_a_candidate(aw_recover *r, size_t resume) {
     r->line_start = 0;
 }
 
+/* A candidate that was never closed (it ran to the end of the text, or
+ * its reader saw a new call begin) ends where a call in another dialect,
+ * or a new one opened as it was, begins: the markup of its own dialect,
+ * and of the one it holds, is its content, but nothing unclosed swallows
+ * the calls after it. A closed candidate keeps all it holds (a file
+ * written by a tool may well show another dialect's markup). Looked for
+ * once, up to the cut. */
+static size_t unclosed_end(const aw_recover *r, const char *p, size_t n) {
+    for (size_t i = r->opener ? r->opener->len : 1; i < n; i++) {
+        if (p[i] == '\n') {
+            /* after a blank line, a call in a shape (bare JSON, pythonic)
+             * is a new call too: a value's lines are not separated so */
+            size_t k = i + 1;
+            while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r')) k++;
+            if (k >= n || p[k] != '\n') continue;
+            while (k < n && aw__dialect_is_space((unsigned char)p[k])) k++;
+            const aw_dialect *d = NULL;
+            if (k < n && shape_at(r->ix, p + k, n - k, 1, &d) > 0) return k;
+            continue;
+        }
+        if (p[i] != '<' && p[i] != '[') continue;
+        int partial;
+        const aw_dialect_trigger *t = NULL;
+        const aw_dialect *d = marker_at(r->ix, p + i, n - i, &partial, &t);
+        if (!d || d == r->reader->inner) continue;
+        if (d == r->reader && t != r->opener) continue;
+        return i;
+    }
+    return n;
+}
+
 static int step_candidate(aw_extractor *x, aw_recover *r, int at_end) {
     const char *p = r->buf.data + r->cand;
     size_t n = r->buf.len - r->cand;
@@ -396,6 +434,10 @@ static int step_candidate(aw_extractor *x, aw_recover *r, int at_end) {
             return 2;
         }
         r->cand_len = (size_t)len;
+        if (r->st.unclosed || (at_end && r->cand_len == n)) {
+            r->cand_len = unclosed_end(r, p, r->cand_len);
+            r->spent += r->cand_len;
+        }
     }
     if (r->reader->mention_rule) {
         int prose = prose_follows(p, n, r->cand_len, at_end);

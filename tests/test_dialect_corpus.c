@@ -106,7 +106,7 @@ static const char *kind_of(const aw_json_value *rec) {
 /* Match the calls read against the calls meant (as a multiset). */
 static void count_calls(const aw_json_value *want, const aw_json_value *records, tally *t, const char *id) {
     size_t got_n = 0;
-    unsigned char used[256] = {0};
+    unsigned char used[512] = {0};
     for (size_t i = 0; i < aw_json_count(records); i++) {
         const aw_json_value *r = aw_json_at(records, i);
         if (!strcmp(kind_of(r), "call")) got_n++;
@@ -184,6 +184,60 @@ static void test_corpus(void **state) {
     assert_int_equal(all.extra, 0);
 }
 
+/* Every reply of every dialect, one after the other in one reply: an
+ * unclosed or malformed call in one dialect must not swallow the calls
+ * after it (each declared tool under its first schema). */
+static void test_corpus_in_one_reply(void **state) {
+    (void)state;
+    aw_buf reply;
+    aw_buf_init(&reply, NULL);
+    aw_json_doc *all = aw_json_doc_new(NULL);
+    aw_json_value *tools = aw_json_new_array(all), *want = aw_json_new_array(all);
+    assert_non_null(tools);
+    assert_non_null(want);
+    size_t want_rejected = 0;
+    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
+        aw_json_doc *doc = load(families[f]);
+        const aw_json_value *vecs = aw_json_doc_root(doc);
+        for (size_t i = 0; i < aw_json_count(vecs); i++) {
+            const aw_json_value *v = aw_json_at(vecs, i);
+            const aw_json_value *r = aw_json_get(v, "reply"), *ts = aw_json_get(v, "tools"), *cs = aw_json_get(v, "calls");
+            if (reply.len) assert_int_equal(aw_buf_append_str(&reply, "\n\n"), 0);
+            assert_int_equal(aw_buf_append(&reply, r->u.str.ptr, r->u.str.len), 0);
+            for (size_t k = 0; k < aw_json_count(ts); k++) {
+                const aw_json_value *name = aw_json_get(aw_json_at(ts, k), "name");
+                int known = 0;
+                for (size_t j = 0; j < aw_json_count(tools) && !known; j++)
+                    known = aw_json_equal(aw_json_get(aw_json_at(tools, j), "name"), name);
+                if (!known) assert_int_equal(aw_json_array_push(all, tools, aw_json_copy(all, aw_json_at(ts, k))), 0);
+            }
+            for (size_t k = 0; k < aw_json_count(cs); k++)
+                assert_int_equal(aw_json_array_push(all, want, aw_json_copy(all, aw_json_at(cs, k))), 0);
+            const aw_json_value *rj = aw_json_get(v, "rejected");
+            want_rejected += rj ? (size_t)rj->u.num.d : 0;
+        }
+        aw_json_doc_free(doc);
+    }
+    aw_transport *t = session(tools);
+    aw_json_doc *records = NULL;
+    aw_buf visible;
+    aw_buf_init(&visible, NULL);
+    read_reply(t, "the corpus in one reply", reply.data, reply.len, &records, &visible);
+    tally all_t = {0};
+    count_calls(want, aw_json_doc_root(records), &all_t, "the corpus in one reply");
+    double pct = 100.0 * (double)all_t.exact / (double)all_t.want;
+    print_message("dialect corpus: in one reply of %zu bytes, %zu/%zu calls recovered exactly (%.1f %%), %zu/%zu "
+                  "malformed reported, %zu extra\n",
+                  reply.len, all_t.exact, all_t.want, pct, all_t.rejected, want_rejected, all_t.extra);
+    assert_true(pct >= 95.0);
+    assert_int_equal(all_t.rejected, want_rejected);
+    aw_buf_free(&visible);
+    aw_json_doc_free(records);
+    aw_transport_free(t);
+    aw_json_doc_free(all);
+    aw_buf_free(&reply);
+}
+
 static void test_negative_corpus(void **state) {
     (void)state;
     aw_json_doc *doc = load("negative");
@@ -229,6 +283,7 @@ static void test_negative_corpus(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_corpus_in_one_reply),
         cmocka_unit_test(test_negative_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

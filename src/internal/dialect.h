@@ -60,6 +60,8 @@ typedef struct aw_dialect_scan {
     unsigned char escaped;
     unsigned char phase; /* the reader's own sub-state */
     unsigned char kind;  /* which of the reader's forms this candidate is */
+    unsigned char unclosed; /* set by a scan that ended the candidate without its closing markup
+                               (a new call began): the filter then cuts it before another dialect's call */
 } aw_dialect_scan;
 
 /* Scan results: the candidate's length (> 0), or one of these. */
@@ -104,6 +106,10 @@ typedef struct aw_dialect {
     /* Read the complete candidate p[0..n): 0, AW_DIALECT_NOT_A_CALL, or a
      * negative AW_E* code. */
     int (*parse)(const char *p, size_t n, aw_dialect_out *out);
+    /* The reader whose triggers this one's content holds (Qwen3-Coder's
+     * <function= inside <tool_call>, the <invoke> inside MiniMax's
+     * wrapper), or NULL: they do not cut an unclosed candidate short. */
+    const struct aw_dialect *inner;
 } aw_dialect;
 
 /* How far a starts() function may look ahead of a line start. */
