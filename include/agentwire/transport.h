@@ -68,7 +68,21 @@ int aw_tools_from_json(const aw_json_value *tools, const aw_allocator *alloc, aw
 
 /* Tool calls in the dialects open models write, recovered from the
  * visible text of a reply (issue 18): off by default because they carry
- * no nonce. README.md, "Tool calls in other dialects", shows each. */
+ * no nonce. README.md, "Tool calls in other dialects", shows each.
+ *
+ * A call read this way is reported as AW_X_CALL with call->dialect set and
+ * source "recovered" (native and xml-final modes) or the dialect's name
+ * (xml mode); its markup is not in the visible text (AW_X_TEXT). It must
+ * name a declared tool: from a marker such as <tool_call> an undeclared
+ * one is rejected (tool_not_allowed), a bare form (JSON, pythonic, a
+ * fence) naming none is text. Nothing inside an inline code span or a
+ * fence of another language is a call, nor a call followed on its line by
+ * prose ("write <tool_call>{...}</tool_call> to call"), nor a placeholder
+ * ("<function-name>", "{...}"). A malformed call is rejected with a fix
+ * in its dialect's form (malformed_call, invalid_json, unclosed); one left
+ * unclosed ends where another call begins. Text arguments (XML parameters,
+ * GLM values) are typed by the tool's schema. The events are the same for
+ * every chunking, in time linear in the reply. */
 enum {
     AW_DIALECT_HERMES = 1 << 0,         /* <tool_call>{"name", "arguments"}</tool_call> (Hermes, Qwen2.5, Granite) */
     AW_DIALECT_FUNCTION_CALLS = 1 << 1, /* <function_calls><invoke name=..><parameter name=..>, or a bare <invoke> */
