@@ -82,6 +82,9 @@ bench: deps
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
 	  else echo "node and npm are needed for the benchmark peers"; exit 1; fi; }
 	@[ -d bench/peers/node_modules ] || (cd bench/peers && npm ci --silent)
+	@python3 -c 'import pydantic' 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pydantic >/dev/null; \
+	  else echo "the dialects peer wants python3 and pydantic (Debian: python3-pydantic); it uses dataclasses without"; fi; }
 	cmake -S . -B $(BUILD_BENCH) -DCMAKE_BUILD_TYPE=Release -DAW_BENCH=ON -DAW_TESTS=OFF >/dev/null
 	cmake --build $(BUILD_BENCH) -j $(JOBS)
 	bash bench/run.sh $(BUILD_BENCH) $(BENCH)

@@ -65,6 +65,7 @@ static const char extract_help[] =
     "Feed a model's reply (FILE, or stdin) to the streaming tag extractor and\n"
     "print one JSON line per record:\n"
     "  {\"kind\": \"call\", \"slot\", \"tool\", \"args\", \"payload\", \"source\", \"command\", \"repairs\"}\n"
+    "    (and \"dialect\" for a call read in another dialect)\n"
     "  {\"kind\": \"final\", \"status\", \"format\", \"content\", \"json\", \"truncated\", \"repairs\", \"command\"\n"
     "   [, \"schema_valid\" [, \"schema_errors\"]]}   (schema_*: --format json with --schema)\n"
     "  {\"kind\": \"rejected\", \"slot\", \"tool\", \"reason\", \"message\" [, \"errors\"]}\n"
@@ -85,8 +86,13 @@ static const char extract_help[] =
     "  --prefix P           tag prefix (default ai-agent)\n"
     "  --stop-reason R      why the model stopped (stop, end_turn, length,\n"
     "                       max_tokens, ...); default unknown\n"
-    "  --dialects LIST      also read other dialects, comma-separated: hermes,\n"
-    "                       function_calls, fenced\n"
+    "  --dialects LIST      also read tool calls written in other dialects: auto\n"
+    "                       (all of them, each found by what the text shows) or\n"
+    "                       a comma-separated list of hermes, qwen3_coder, glm45,\n"
+    "                       granite, llama3, pythonic, mistral, deepseek, kimi_k2,\n"
+    "                       minimax, function_calls, harmony, fenced. In xml mode\n"
+    "                       a call's source is its dialect; in native and xml-final\n"
+    "                       modes it is \"recovered\", with \"dialect\" naming it\n"
     "  --reasoning LIST     tags whose content is passed over (default think)\n"
     "  --native-calls FILE  the reply's native tool calls (a JSON array): reported\n"
     "                       as rejections in xml mode, kept in xml-final\n"
@@ -163,6 +169,10 @@ static int parse_mode(const char *s, aw_transport_mode *m) {
     return 0;
 }
 
+static const char dialect_list[] =
+    "hermes, qwen3_coder, glm45, granite, llama3, pythonic, mistral, deepseek, kimi_k2, minimax, "
+    "function_calls, harmony, fenced";
+
 /* Build the session; returns -1 on success, or an exit status. */
 static int session_open(const cli_args *a, const tr_opts *o, tr_session *s) {
     memset(s, 0, sizeof *s);
@@ -187,12 +197,11 @@ static int session_open(const cli_args *a, const tr_opts *o, tr_session *s) {
         }
         int bad = -1;
         for (size_t i = 0; i < n; i++) {
-            if (strcmp(names[i], "hermes") == 0) cfg.dialects |= AW_DIALECT_HERMES;
-            else if (strcmp(names[i], "function_calls") == 0) cfg.dialects |= AW_DIALECT_FUNCTION_CALLS;
-            else if (strcmp(names[i], "fenced") == 0) cfg.dialects |= AW_DIALECT_FENCED;
+            unsigned flag = aw_dialect_flag(names[i], strlen(names[i]));
+            if (flag) cfg.dialects |= flag;
             else if (bad < 0) bad = (int)i;
         }
-        int rc = bad >= 0 ? cli_usage_error(a, "unknown dialect '%s' (hermes, function_calls, fenced)", names[bad])
+        int rc = bad >= 0 ? cli_usage_error(a, "unknown dialect '%s' (auto, or a list of: %s)", names[bad], dialect_list)
                           : -1;
         for (size_t i = 0; i < n; i++) free(names[i]);
         free(names);
@@ -539,6 +548,7 @@ static int record_of(aw_json_doc *d, aw_json_value *o, const aw_x_event *ev) {
         if (!rc) rc = set_value(d, o, "args", c->args);
         if (!rc) rc = set_text(d, o, "payload", c->payload);
         if (!rc) rc = aw_json_object_set_string(d, o, "source", src, strlen(src));
+        if (!rc && c->dialect) rc = aw_json_object_set_string(d, o, "dialect", c->dialect, strlen(c->dialect));
         if (!rc) rc = set_text(d, o, "command", c->command);
         if (!rc) rc = set_repairs(d, o, c->repairs);
         return rc;

@@ -24,6 +24,7 @@ static const char *const reason_names[] = {
     "wrong_nonce",   "dead_slot", "unknown_slot",        "tool_not_allowed",
     "empty_payload", "duplicate_slot", "unclosed",       "not_allowed_in_mode",
     "invalid_json",  "bad_status", "wrong_format", "invalid_arguments",
+    "malformed_call",
 };
 
 const char *aw_reject_reason_name(aw_reject_reason r) {
@@ -112,6 +113,11 @@ aw_transport *aw_transport_new(const aw_transport_config *cfg, aw_error *err) {
     t->max_calls = cfg->max_calls_per_turn ? cfg->max_calls_per_turn : 10;
     t->format = cfg->format;
     t->dialects = cfg->dialects;
+    if (aw__recover_index_new(t)) {
+        aw__error_set(err, AW_ENOMEM, "out of memory");
+        aw_transport_free(t);
+        return NULL;
+    }
     if (cfg->nonce) {
         memcpy(t->nonce, cfg->nonce, 9);
     } else if (fresh_nonce(t->nonce)) {
@@ -178,6 +184,7 @@ void aw_transport_free(aw_transport *t) {
     for (size_t i = 0; t->tool_schemas && i < t->tool_count; i++) aw_schema_free(t->tool_schemas[i]);
     aw_free(t->alloc, t->tool_schemas);
     aw_schema_free(t->final_compiled);
+    aw__recover_index_free(t);
     aw_json_doc_free(t->schema_doc);
     aw_json_doc_free(t->tools_doc);
     aw__arena_free(&t->arena);

@@ -15,14 +15,14 @@ aw_extractor *aw_extractor_new(const aw_transport *t, unsigned turn) {
     if (!x) return NULL;
     memset(x, 0, sizeof *x);
     x->t = t;
-    x->keep_visible = (t->dialects & AW_DIALECT_FENCED) != 0;
     x->turn = turn;
     x->alloc = t->alloc;
     aw_buf *bufs[] = {&x->hold, &x->tag.name, &x->tag.attrs, &x->tag.tool, &x->tag.status,
-                      &x->tag.format, &x->payload, &x->replay, &x->feedback, &x->visible};
+                      &x->tag.format, &x->payload, &x->replay, &x->feedback};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) aw_buf_init(bufs[i], t->alloc);
     x->used = aw_malloc(t->alloc, t->max_calls);
-    if (!x->used) {
+    if (!x->used || aw__recover_new(x)) {
+        aw_free(t->alloc, x->used);
         aw_free(t->alloc, x);
         return NULL;
     }
@@ -33,8 +33,9 @@ aw_extractor *aw_extractor_new(const aw_transport *t, unsigned turn) {
 void aw_extractor_free(aw_extractor *x) {
     if (!x) return;
     aw_buf *bufs[] = {&x->hold, &x->tag.name, &x->tag.attrs, &x->tag.tool, &x->tag.status,
-                      &x->tag.format, &x->payload, &x->replay, &x->feedback, &x->visible};
+                      &x->tag.format, &x->payload, &x->replay, &x->feedback};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) aw_buf_free(bufs[i]);
+    aw__recover_free(x);
     aw_free(x->alloc, x->used);
     aw_free(x->alloc, x);
 }
@@ -64,8 +65,10 @@ int aw__extract_reject(aw_extractor *x, aw_text slot, aw_text tool, aw_reject_re
 
 int aw__extract_reject_with(aw_extractor *x, aw_text slot, aw_text tool, aw_reject_reason reason,
                             const char *message, const aw_schema_result *errors) {
+    int rc = aw__recover_settle(x);
+    if (rc) return rc;
     x->rejections++;
-    int rc = aw_buf_append(&x->feedback, "- ", 2);
+    rc = aw_buf_append(&x->feedback, "- ", 2);
     if (!rc && slot.len) rc = aw_buf_printf(&x->feedback, "slot %.*s: ", (int)(slot.len > 64 ? 64 : slot.len), slot.ptr);
     if (!rc) rc = aw_buf_append_str(&x->feedback, message);
     if (!rc) rc = aw_buf_putc(&x->feedback, '\n');
@@ -152,9 +155,11 @@ int aw__extract_emit_call(aw_extractor *x, aw_text slot, aw_text tool, const aw_
 
 int aw__extract_checked_call(aw_extractor *x, aw_text slot, aw_text tool, const aw_json_value *args,
                              aw_text payload, const char *source, unsigned repairs) {
+    int rc = aw__recover_settle(x);
+    if (rc) return rc;
     int checked = check_arguments(x, slot, tool, args);
     if (checked <= 0) return checked;
-    aw_x_call call = {slot, tool, args, payload, source, tool, repairs};
+    aw_x_call call = {slot, tool, args, payload, source, tool, repairs, x->emit_dialect};
     aw_x_event ev = {AW_X_CALL, AW__X_NO_TEXT, slot, tool, &call, NULL, NULL};
     if (x->stopped) return AW_ESTOP;
     if (x->fn(x->ctx, &ev)) {

@@ -69,12 +69,46 @@ int aw_tools_from_json(const aw_json_value *tools, const aw_allocator *alloc, aw
 #define AW_TOOL_PROGRESS "agent__progress_report"
 #define AW_COMMAND_FINAL_XML "agent__final_report_xml"
 
-/* Other tool-call dialects, off by default because they carry no nonce. */
+/* Tool calls in the dialects open models write, recovered from the
+ * visible text of a reply (issue 18): off by default because they carry
+ * no nonce. README.md, "Tool calls in other dialects", shows each.
+ *
+ * A call read this way is reported as AW_X_CALL with call->dialect set and
+ * source "recovered" (native and xml-final modes) or the dialect's name
+ * (xml mode); its markup is not in the visible text (AW_X_TEXT). It must
+ * name a declared tool: from a marker such as <tool_call> an undeclared
+ * one is rejected (tool_not_allowed), a bare form (JSON, pythonic, a
+ * fence) naming none is text. Nothing inside an inline code span or a
+ * fence of another language is a call, nor a call followed on its line by
+ * prose ("write <tool_call>{...}</tool_call> to call"), nor a placeholder
+ * ("<function-name>", "{...}"). A malformed call is rejected with a fix
+ * in its dialect's form (malformed_call, invalid_json, unclosed); one left
+ * unclosed ends where another call begins. Text arguments (XML parameters,
+ * GLM values) are typed by the tool's schema. The events are the same for
+ * every chunking, in time linear in the reply. */
 enum {
-    AW_DIALECT_HERMES = 1 << 0,         /* <tool_call>{"name":..,"arguments":..}</tool_call> */
-    AW_DIALECT_FUNCTION_CALLS = 1 << 1, /* <function_calls><invoke name=..><parameter name=..> */
-    AW_DIALECT_FENCED = 1 << 2          /* ```json {"tool_calls": [...]} ``` */
+    AW_DIALECT_HERMES = 1 << 0,         /* <tool_call>{"name", "arguments"}</tool_call> (Hermes, Qwen2.5, Granite) */
+    AW_DIALECT_FUNCTION_CALLS = 1 << 1, /* <function_calls><invoke name=..><parameter name=..>, or a bare <invoke> */
+    AW_DIALECT_FENCED = 1 << 2,         /* ```json {"name", "arguments"} or {"tool_calls": [...]} ``` */
+    AW_DIALECT_GRANITE = 1 << 3,        /* <|tool_call|>[{"name", "arguments"}] */
+    AW_DIALECT_QWEN3_CODER = 1 << 4,    /* <tool_call><function=NAME><parameter=K>V</parameter></function></tool_call> */
+    AW_DIALECT_LLAMA3 = 1 << 5,         /* {"name", "parameters"}, bare or after <|python_tag|>; lists of them;
+                                           brave_search.call(query="..."); <function=NAME>{json}</function> */
+    AW_DIALECT_PYTHONIC = 1 << 6,       /* [get_weather(city="Paris"), get_time()] */
+    AW_DIALECT_MISTRAL = 1 << 7,        /* [TOOL_CALLS][{...}], [TOOL_CALLS]NAME{...}, [TOOL_CALLS]NAME[ARGS]{...} */
+    AW_DIALECT_DEEPSEEK = 1 << 8,       /* <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>... (V3 and V3.1) */
+    AW_DIALECT_GLM45 = 1 << 9,          /* <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call> */
+    AW_DIALECT_KIMI_K2 = 1 << 10,       /* <|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0... */
+    AW_DIALECT_MINIMAX = 1 << 11,       /* <minimax:tool_call><invoke name=..><parameter name=..> */
+    AW_DIALECT_HARMONY = 1 << 12,       /* gpt-oss: <|channel|>commentary to=functions.NAME ...<|message|>{...}<|call|> */
+    AW_DIALECT_AUTO = (1 << 13) - 1     /* every one: each reader looks for what the text shows */
 };
+
+/* The AW_DIALECT_* flag of a dialect's name ("hermes", "qwen3_coder", ...;
+ * "auto" for all of them), or 0 when there is none. */
+unsigned aw_dialect_flag(const char *name, size_t len);
+/* The name of one AW_DIALECT_* flag, or NULL. */
+const char *aw_dialect_name(unsigned flag);
 
 typedef struct aw_transport_config {
     aw_transport_mode mode;
@@ -143,7 +177,8 @@ typedef enum aw_reject_reason {
     AW_REJECT_INVALID_JSON,
     AW_REJECT_BAD_STATUS,
     AW_REJECT_WRONG_FORMAT,
-    AW_REJECT_INVALID_ARGUMENTS /* the arguments break the tool's schema */
+    AW_REJECT_INVALID_ARGUMENTS, /* the arguments break the tool's schema */
+    AW_REJECT_MALFORMED_CALL     /* a call in another dialect that breaks that dialect's grammar */
 } aw_reject_reason;
 
 /* "wrong_nonce", "dead_slot", ... */
@@ -164,9 +199,11 @@ typedef struct aw_x_call {
     aw_text tool;
     const aw_json_value *args;   /* an object */
     aw_text payload;             /* the raw payload */
-    const char *source;          /* "xml", "native", "hermes", "function_calls", "fenced" */
+    const char *source;          /* "xml", "native"; for a call read in another dialect, its name
+                                    in xml mode ("hermes", ...) and "recovered" in the others */
     aw_text command;             /* accounting: the tool name */
     unsigned repairs;            /* AW_REPAIR_* applied to the payload */
+    const char *dialect;         /* the dialect it was read in, or NULL for xml and native calls */
 } aw_x_call;
 
 typedef struct aw_x_final {

@@ -22,9 +22,14 @@ struct aw_transport {
     aw_text *reasoning;          /* reasoning tag names */
     size_t reasoning_count;
     unsigned dialects;
+    struct aw_recover_index *rec_index; /* the dialects' triggers, for every extractor (transport_recover.c) */
     const aw_allocator *alloc;
     aw_arena arena;
 };
+
+/* Made when t->dialects has any, freed with the session. */
+int aw__recover_index_new(aw_transport *t);
+void aw__recover_index_free(aw_transport *t);
 
 /* Tool lookup; NULL when not allowed. */
 const aw_tool_def *aw__transport_tool(const aw_transport *t, const char *name, size_t len);
