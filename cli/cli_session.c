@@ -353,7 +353,8 @@ int cli_session_config_json(run_opts *o, const char *system, size_t system_len, 
          set_pos(d, budgets, "max_tool_output", (int64_t)c->budgets.max_tool_output) ||
          aw_json_object_set(d, root, "budgets", 7, budgets) ||
          (c->interactive && aw_json_object_set_bool(d, root, "interactive", true)) ||
-         set_str(d, root, "snapshot_preset", o->snapshot_preset);
+         set_str(d, root, "snapshot_preset", o->snapshot_preset) ||
+         set_str(d, root, "recover_calls", o->recover_calls);
     /* MCP servers: the configuration files (absolute), the --mcp specs and
      * the servers' log, so that resume starts the same servers */
     aw_json_value *mcp_files = aw_json_new_array(d), *mcp_specs = aw_json_new_array(d);
@@ -464,6 +465,8 @@ int cli_session_apply_config(run_opts *o, const aw_json_value *c)
     r->interactive = aw_json_is_bool(inter) && inter->u.b;
     if (!o->snapshot_preset)
         o->snapshot_preset = json_str(c, "snapshot_preset");
+    if (!o->recover_calls)
+        o->recover_calls = json_str(c, "recover_calls");
     const aw_json_value *mcp_files = aw_json_get(c, "mcp_configs"), *mcp_specs = aw_json_get(c, "mcp_specs");
     o->mcp.nconfigs = o->mcp.nspecs = 0;
     for (size_t i = 0; i < aw_json_count(mcp_files) && o->mcp.nconfigs < CLI_MCP_MAX; i++)

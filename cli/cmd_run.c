@@ -72,6 +72,10 @@ static const char run_help[] =
     "  --context-window TOKENS   a result that would overflow it fails instead\n"
     "  --timeout T               the whole run\n"
     "  --interactive             let the model ask you questions (agent__ask_human)\n"
+    "  --recover-calls auto|off|DIALECT,...   native and xml-final transports: tool\n"
+    "                            calls a model wrote in its own dialect (Hermes, Qwen3-Coder,\n"
+    "                            Llama, Mistral, DeepSeek, GLM, Kimi, MiniMax, gpt-oss...) that\n"
+    "                            its server left in the text are run like native ones (auto)\n"
     "\n"
     "Records (written as the run goes):\n"
     "  --thread FILE             the agent events as <thread> XML\n"
@@ -93,8 +97,30 @@ static const char run_help[] =
     "                            standard (default), full\n"
     "\n"
     "Terminal:\n"
+    "  --visible                 the model's text on stderr as it streams (no call markup)\n"
     "  --quiet                   errors only on stderr\n"
     "  --verbose                 also the log's details\n";
+
+/* --recover-calls: "auto" (every dialect), "off", or names with commas;
+ * the AW_DIALECT_* flags, or -1 when a name is unknown. */
+long cli_run_recover_calls(const char *v)
+{
+    if (!v || !strcmp(v, "auto"))
+        return AW_DIALECT_AUTO;
+    if (!strcmp(v, "off"))
+        return 0;
+    long flags = 0;
+    while (*v) {
+        const char *comma = strchr(v, ',');
+        size_t n = comma ? (size_t)(comma - v) : strlen(v);
+        unsigned f = aw_dialect_flag(v, n);
+        if (!f)
+            return -1;
+        flags |= f;
+        v += n + (comma ? 1 : 0);
+    }
+    return flags;
+}
 
 /* "500ms", "30s", "2m", "1h", or plain milliseconds; -1 when malformed. */
 static int64_t parse_duration(const char *s)
@@ -302,6 +328,16 @@ int cli_run_parse(cli_args *a, run_opts *o)
                 return CLI_USAGE;
         } else if (!strcmp(opt, "--interactive")) {
             o->rcfg.interactive = true;
+        } else if (!strcmp(opt, "--recover-calls")) {
+            VALUE();
+            if (cli_run_recover_calls(v) < 0)
+                return cli_usage_error(a, "--recover-calls is auto, off or a list of dialects (%s), not '%s'",
+                                       "hermes, qwen3_coder, llama3, pythonic, mistral, deepseek, glm45, kimi_k2, "
+                                       "minimax, function_calls, harmony, granite, fenced",
+                                       v);
+            o->recover_calls = v;
+        } else if (!strcmp(opt, "--visible")) {
+            o->visible = true;
         } else if (!strcmp(opt, "--thread")) {
             VALUE();
             o->rec.thread_path = v;
@@ -509,6 +545,8 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
     if (!(loop = aw_loop_new(NULL, &err)))
         goto fail;
     ui = cli_run_ui_new(loop, o.quiet, o.verbose);
+    if (ui && o.visible)
+        cli_run_ui_show_visible(ui);
     if (!ui)
         goto out;
     if (o.on_result)
@@ -575,6 +613,7 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
     o.rcfg.observer_count = 2;
     o.rcfg.budgets.max_retries = o.retries;
     o.rcfg.budgets.no_retries = o.retries_set && o.retries == 0;
+    o.rcfg.recover_calls = (unsigned)cli_run_recover_calls(o.recover_calls);
     if (o.rcfg.interactive) {
         o.rcfg.ask = cli_run_ui_ask;
         o.rcfg.ask_ctx = ui;

@@ -259,7 +259,7 @@ static void finish(aw_run *r, const char *stop_reason, bool partial)
 
     /* The final report's accounting row (seed 001: agent__final_report_xml
      * for the XML report). */
-    if (r->final.command && !r->result.synthesized) {
+    if (r->final.command && strcmp(r->final.command, "text") != 0 && !r->result.synthesized) {
         d = aw_json_doc_new(r->alloc);
         aw_json_value *row = d ? aw_json_new_object(d) : NULL;
         bool xml = strcmp(r->final.command, AW_COMMAND_FINAL_XML) == 0;
@@ -439,8 +439,15 @@ void aw__run_end_turn(aw_run *r)
                                             {c->tool, strlen(c->tool)},
                                             {c->args_text, strlen(c->args_text)}};
         }
+        /* With calls recovered from the text, the history shows what the
+         * server should have made of the reply: the text without their
+         * markup, and the calls as native ones. */
+        bool recovered = false;
+        for (size_t i = 0; i < r->ncalls; i++)
+            recovered = recovered || r->calls[i].recovered;
+        const aw_buf *text = recovered ? &r->visible : &r->reply;
         aw_chat_msg m = {.role = AW_CHAT_ASSISTANT,
-                         .content = {r->reply.data ? r->reply.data : "", r->reply.len},
+                         .content = {text->data ? text->data : "", text->len},
                          .calls = calls,
                          .call_count = n};
         int rc = aw__chat_append(r, &m);
@@ -682,6 +689,7 @@ static int make_transport(aw_run *r)
         .final_schema = r->cfg.final_schema,
         .tools = r->tool_defs,
         .tool_count = r->tool_def_count,
+        .dialects = r->cfg.transport == AW_TRANSPORT_XML ? 0 : r->cfg.recover_calls,
         .alloc = r->alloc,
     };
     aw_error err;

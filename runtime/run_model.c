@@ -98,11 +98,18 @@ static int extracted(aw_run *r, const aw_x_event *ev)
                 id = (aw_text){idv->u.str.ptr, idv->u.str.len};
             r->native_answered = true;
         }
-        run_call *added = aw__run_add_call(r, kind, c->tool, id, c->slot, c->source, c->args, native);
+        /* A call recovered from the text (a server that did not parse its
+         * model's dialect) stands for the native call it should have been:
+         * answered by a tool message, counted like one. */
+        bool recovered = strcmp(c->source, "recovered") == 0;
+        run_call *added = aw__run_add_call(r, kind, c->tool, id, c->slot, c->source, c->args, native || recovered);
         if (!added)
             return AW_ENOMEM;
+        added->recovered = recovered;
+        added->dialect = c->dialect;
         /* The slots bound xml calls; native ones are counted here. */
-        if (native && (kind == CALL_TOOL || kind == CALL_ASK) && ++r->native_tool_calls > max_calls(r)) {
+        if ((native || recovered) && (kind == CALL_TOOL || kind == CALL_ASK) &&
+            ++r->native_tool_calls > max_calls(r)) {
             added->kind = CALL_REJECTED;
             if (aw_buf_printf(&added->output, "(tool failed: not run: more than %u tool calls in one turn)",
                               max_calls(r)))
@@ -364,6 +371,25 @@ static void request_failed(aw_run *r, const aw_model_result *res, int64_t wait)
     aw__run_fail(r, res->retryable ? "retry_limit" : "error", "the model request failed: %s", res->error);
 }
 
+static void drop_recovered(aw_run *r)
+{
+    size_t k = 0, dropped = 0;
+    for (size_t i = 0; i < r->ncalls; i++) {
+        if (r->calls[i].recovered) {
+            aw__run_free_call(r, &r->calls[i]);
+            dropped++;
+            continue;
+        }
+        r->calls[k++] = r->calls[i];
+    }
+    r->ncalls = k;
+    if (dropped) {
+        r->native_tool_calls -= dropped < r->native_tool_calls ? dropped : r->native_tool_calls;
+        aw__run_log(r, AW_LOG_INFO, "turn %u: %zu call%s in the text left aside: the reply made native calls", r->turn,
+                    dropped, dropped == 1 ? "" : "s");
+    }
+}
+
 /* Native call i through the extractor alone, so that its id is known when
  * it is accepted, and a refused one still gets the answer the API needs
  * (every call of an assistant message is answered by a tool message). */
@@ -446,6 +472,10 @@ static void on_done(void *ctx, const aw_model_result *res)
     int rc = 0;
     if (r->x) {
         rc = aw_extractor_finish(r->x, r->stop_reason[0] ? r->stop_reason : NULL, on_extracted, r, &err);
+        /* Calls recovered from the text count only for a reply that made
+         * no native ones: a reply that did was parsed by its server. */
+        if (!rc && r->native && aw_json_count(r->native))
+            drop_recovered(r);
         for (size_t i = 0; !rc && r->native && i < aw_json_count(r->native); i++)
             rc = native_call(r, i, &err);
         const char *warning = aw_extractor_warning(r->x);

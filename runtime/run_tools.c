@@ -61,7 +61,7 @@ run_call *aw__run_add_call(aw_run *r, call_kind kind, aw_text tool, aw_text call
     return c;
 }
 
-static void free_call(aw_run *r, run_call *c)
+void aw__run_free_call(aw_run *r, run_call *c)
 {
     aw_tool_call_cancel(c->handle);
     c->handle = NULL;
@@ -76,7 +76,7 @@ static void free_call(aw_run *r, run_call *c)
 void aw__run_free_calls(aw_run *r)
 {
     for (size_t i = 0; i < r->ncalls; i++)
-        free_call(r, &r->calls[i]);
+        aw__run_free_call(r, &r->calls[i]);
     r->ncalls = 0;
     r->running = 0;
     r->asking = NULL;
@@ -187,6 +187,7 @@ static int tool_events(aw_run *r, run_call *c)
     const char *status = c->timed_out ? "timeout" : c->ok ? "ok" : "failed";
     rc = rc || !row || aw_json_object_set_string(d, row, "kind", "tool", 4) ||
          aw_json_object_set_string(d, row, "source", c->source, strlen(c->source)) ||
+         (c->dialect && aw_json_object_set_string(d, row, "dialect", c->dialect, strlen(c->dialect))) ||
          aw_json_object_set_string(d, row, "command", c->tool, strlen(c->tool)) ||
          aw_json_object_set_string(d, row, "tool_call_id", c->call_id, strlen(c->call_id)) ||
          (c->slot[0] && aw_json_object_set_string(d, row, "slot", c->slot, strlen(c->slot))) ||

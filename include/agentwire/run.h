@@ -132,6 +132,12 @@ typedef struct aw_run_config {
     double temperature;
     bool has_temperature;
     aw_run_budgets budgets;
+    /* Native and xml-final transports: tool calls a model wrote in its own
+     * dialect (AW_DIALECT_*: Hermes, Qwen3-Coder XML, Llama JSON, ...) that
+     * its server left in the text are recovered from a reply that made no
+     * native call, and run like native ones (accounting source
+     * "recovered", with the dialect). 0: none; AW_DIALECT_AUTO: all. */
+    unsigned recover_calls;
     bool interactive;            /* offer agent__ask_human */
     aw_ask_fn ask;
     void *ask_ctx;

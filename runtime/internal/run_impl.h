@@ -32,7 +32,9 @@ typedef struct run_call {
     const char *source;  /* "xml", "native" */
     aw_json_doc *args;   /* an object */
     char *args_text;     /* compact JSON */
-    bool native;         /* came as a native call: answered with a tool message */
+    bool native;         /* came as a native call (or stands for one): answered with a tool message */
+    bool recovered;      /* read from the text in a model's own dialect (source "recovered") */
+    const char *dialect; /* ...that dialect's name (static) */
     aw_tool_call *handle;
     int64_t started_ms, ended_ms;
     bool ok, timed_out;
@@ -176,6 +178,7 @@ void aw__run_cancel_calls(aw_run *r);
 run_call *aw__run_add_call(aw_run *r, call_kind kind, aw_text tool, aw_text call_id, aw_text slot,
                            const char *source, const aw_json_value *args, bool native);
 void aw__run_free_calls(aw_run *r);
+void aw__run_free_call(aw_run *r, run_call *c);
 int aw__run_answer_call(aw_run *r, run_call *c, bool ok, const char *text, size_t len);
 int aw__run_history_after_tools(aw_run *r);
 /* Answer every tool call of the turn with `why` instead of running it
