@@ -217,7 +217,7 @@ static int learn_item(void *ctx, const aw_json_value *item, size_t index, size_t
     /* the reference's pass-through, when this is the only item: one user
      * message that already is a thread, kept (its text lives in this
      * item's document only) until the walk tells whether more follow */
-    const aw__msg *m = &w->list.items[0];
+    const aw__msg *m = w->list.count ? &w->list.items[0] : NULL;
     if (!rc && index == 0 && w->st->opts->encoding == AW_MESSAGES_XML && w->list.count == 1 &&
         m->role == AW__MSG_USER && aw__msg_is_thread(m->text, NULL))
         rc = aw__msg_write_xml(&w->list, w->st->opts, &w->out, w->st->err);
