@@ -115,5 +115,6 @@ int cli_run(int argc, char **argv);
 int cli_resume(int argc, char **argv);
 int cli_sessions(int argc, char **argv);
 int cli_chat(int argc, char **argv);
+int cli_serve(int argc, char **argv);
 
 #endif

@@ -35,6 +35,7 @@ static const char main_help[] =
     "  sessions list|show|export|rm|gc\n"
     "             stored sessions\n"
     "  chat       one exchange of a conversation with memory (<llmQuery>/<llmResponse>)\n"
+    "  serve      watch and browse sessions in a browser; a JSON API and event streams\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -57,6 +58,7 @@ static const group groups[] = {
     {"resume", cli_resume},
     {"sessions", cli_sessions},
     {"chat", cli_chat},
+    {"serve", cli_serve},
 };
 
 int main(int argc, char **argv) {
