@@ -631,6 +631,8 @@ static int sweep_body(const aw_allocator *a, void *ctx)
         aw_json_doc_free(d);
     if (!rc && !(rc = aw_store_accounting(s, id, &d, &err)))
         aw_json_doc_free(d);
+    if (!rc && !(rc = aw_store_steps(s, id, 0, 0, &d, &err)))
+        aw_json_doc_free(d);
     if (!rc && !(rc = aw_store_snapshot(s, id, &d, &err)))
         aw_json_doc_free(d);
     aw_store_resume r;
