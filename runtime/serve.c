@@ -251,6 +251,11 @@ aw_server *aw_server_start(const aw_serve_options *o, aw_error *err)
         aw_rt_error(err, AW_ENOMEM, "out of memory");
         goto fail;
     }
+    /* Made (or brought up to this binary's schema) as a run would, so a
+     * viewer may start before the first run; one it may not write to (a
+     * read-only database role) is fine when it can be read. */
+    aw_store_options rw = {.alloc = a};
+    aw_store_close(aw_store_open(o->store_url, &rw, NULL));
     /* open one now, so a store that cannot be read is said at once */
     aw_store *first = aw__pool_take(&s->pool, err);
     if (!first)

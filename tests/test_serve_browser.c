@@ -252,6 +252,45 @@ static void test_stored_session_page(void **state)
     screenshot("serve-session.png");
 }
 
+/* The report renderer on hostile Markdown, in the page: only the elements
+ * and attributes it knows come out, links go to http(s), mail or this
+ * server only, and the source's text is all there. */
+static void test_markdown_is_inert(void **state)
+{
+    (void)state;
+    aw_json_doc *d = look(
+        "(() => {"
+        " const inputs = ['<script>window.pwned=4</script>', '[x](javascript:window.pwned=5)',"
+        "  '[x]( JaVaScRiPt:window.pwned=6 )', '[x](data:text/html,<b>y</b>)', '[x](//evil.example/)',"
+        "  '<img src=x onerror=window.pwned=7>', '**<svg onload=window.pwned=8>**', '`<b>in code</b>`',"
+        "  '# <i>title</i>', '> <iframe src=/>', '- [a](vbscript:x) <a href=javascript:y>z</a>',"
+        "  '```\\n</code></pre><script>window.pwned=9</script>\\n```', '*_**`[x](y)`**_*', '\\\\<b\\\\>',"
+        "  '[ok](/sessions/x) [ok2](https://example.com/a?b=c#d) [m](mailto:a@b.example)',"
+        "  '1. <b>x</b>\\n   - nested <u>y</u>\\n2. z', '---', '<!-- comment -->', '&lt;b&gt; &amp;'];"
+        " const known = ['P','H3','H4','H5','H6','UL','OL','LI','PRE','CODE','EM','STRONG','A','BLOCKQUOTE','HR'];"
+        " const attrs = ['href','rel','target','start'];"
+        " const bad = [];"
+        " for (const src of inputs) {"
+        "  const box = document.createElement('div'); box.appendChild(markdown.render(src));"
+        "  for (const e of box.querySelectorAll('*')) {"
+        "   if (!known.includes(e.tagName)) bad.push(src + ': <' + e.tagName + '>');"
+        "   for (const a of e.attributes) if (!attrs.includes(a.name)) bad.push(src + ': ' + a.name);"
+        "   if (e.tagName === 'A' && !/^(https?:|mailto:|\\/(?!\\/)|#)/.test(e.getAttribute('href')))"
+        "    bad.push(src + ': href ' + e.getAttribute('href'));"
+        "  }"
+        "  for (const word of ['script', 'onerror', 'onload', 'iframe', '<b>', 'comment'])"
+        "   if (src.includes(word) && !src.includes('](') && !box.textContent.includes(word))"
+        "    bad.push(src + ': lost ' + word);"
+        " }"
+        " return {bad, pwned: typeof window.pwned}; })()");
+    const aw_json_value *bad = aw_json_get(aw_json_doc_root(d), "bad");
+    for (size_t i = 0; i < aw_json_count(bad); i++)
+        fprintf(stderr, "markdown: %s\n", aw_json_at(bad, i)->u.str.ptr);
+    assert_int_equal(aw_json_count(bad), 0);
+    assert_string_equal(str(aw_json_doc_root(d), "pwned"), "undefined");
+    aw_json_doc_free(d);
+}
+
 /* A run held at its gates: the page, opened once, gains its steps. */
 static void test_live_session_page(void **state)
 {
@@ -303,6 +342,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_page),
         cmocka_unit_test(test_stored_session_page),
+        cmocka_unit_test(test_markdown_is_inert),
         cmocka_unit_test(test_live_session_page),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
