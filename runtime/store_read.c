@@ -543,13 +543,20 @@ static int steps_tx(aw_store *s, void *ctx, aw_error *err)
                            sp, 3, view_step_row, x, err);
     if (rc || x->r->rc)
         return rc ? rc : x->r->rc;
-    aw_sv ep[] = {sv_str(x->id), sv_int(x->after), sv_int(x->first_step), sv_int(x->last_step)};
+    /* the steps' events are numbers after..last: a range of the primary
+     * key, found through the step index (schema version 2) */
+    aw_sv bp[] = {sv_str(x->id), sv_int(x->first_step), sv_int(x->last_step)};
+    int64_t last_event = -1;
+    rc = s->drv->query(s, "SELECT max(seq) FROM aw_events WHERE session_id = ? AND step BETWEEN ? AND ?", bp, 3,
+                       one_int_row, &last_event, err);
+    aw_sv ep[] = {sv_str(x->id), sv_int(x->after), sv_int(last_event)};
     view_rows v = {x, 0};
-    rc = s->drv->query(s,
-                       "SELECT e.seq, e.step, e.body FROM aw_events e JOIN aw_steps s"
-                       " ON s.session_id = e.session_id AND s.seq = e.step WHERE e.session_id = ? AND e.seq > ?"
-                       " AND e.step BETWEEN ? AND ? AND s.state <> 'superseded' ORDER BY e.seq",
-                       ep, 4, view_event_row, &v, err);
+    if (!rc)
+        rc = s->drv->query(s,
+                           "SELECT e.seq, e.step, e.body FROM aw_events e JOIN aw_steps s"
+                           " ON s.session_id = e.session_id AND s.seq = e.step WHERE e.session_id = ? AND e.seq > ?"
+                           " AND e.seq <= ? AND s.state <> 'superseded' ORDER BY e.seq",
+                           ep, 3, view_event_row, &v, err);
     aw_sv ap[] = {sv_str(x->id), sv_int(x->first_step), sv_int(x->last_step)};
     v.from = 0;
     if (!rc && !x->r->rc)

@@ -45,7 +45,7 @@ extern "C" {
 
 /* The schema this binary writes. A database with a newer version is
  * refused (AW_STORE_ESCHEMA); an older one is migrated forward on open. */
-#define AW_STORE_SCHEMA_VERSION 1
+#define AW_STORE_SCHEMA_VERSION 2
 
 /* Store failures, beside the codec's AW_E* codes. err->message always
  * says what happened in words ("the store's disk is full: PATH"). */
