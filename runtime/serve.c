@@ -21,16 +21,26 @@
 /* How long a request waits for a store handle before giving up (503). */
 #define POOL_WAIT_MS 30000
 
-void aw__serve_log(aw_server *s, const char *fmt, ...)
+/* One line to the log callback: without its line ends (libmicrohttpd's
+ * messages have them), cut at 511 bytes. */
+static void log_line(aw_server *s, const char *fmt, va_list ap)
 {
     if (!s->log)
         return;
     char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        msg[--n] = 0;
+    s->log(s->log_ctx, msg);
+}
+
+void aw__serve_log(aw_server *s, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    log_line(s, fmt, ap);
     va_end(ap);
-    s->log(s->log_ctx, msg);
 }
 
 /* ---- store handles ------------------------------------------------------------------ */
@@ -201,21 +211,7 @@ static int check_token(const char *t, aw_error *err)
 
 /* ---- start and stop -------------------------------------------------------------------- */
 
-static void mhd_log(void *ctx, const char *fmt, va_list ap)
-{
-    aw_server *s = ctx;
-    if (!s->log)
-        return;
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    size_t n = strlen(msg);
-    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
-        msg[--n] = 0;
-    s->log(s->log_ctx, msg);
-}
-
-enum MHD_Result aw__serve_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                                  const char *version, const char *upload, size_t *upload_size, void **req);
+static void mhd_log(void *ctx, const char *fmt, va_list ap) { log_line(ctx, fmt, ap); }
 
 aw_server *aw_server_start(const aw_serve_options *o, aw_error *err)
 {

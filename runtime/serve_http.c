@@ -208,12 +208,25 @@ enum MHD_Result aw__serve_request(void *cls, struct MHD_Connection *c, const cha
 {
     (void)version;
     (void)upload;
-    (void)upload_size;
-    (void)req;
     aw_server *s = cls;
-    /* Every request is answered on its first call, before any body is
-     * read: a GET has none, and any other method is refused. */
-    if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+    bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+    /* A GET is answered on the second call, once libmicrohttpd knows the
+     * request is whole: answered on the first, the connection could not
+     * be kept open for the next request. Anything else is refused at
+     * once, before its body is read. */
+    static int seen, with_body;
+    if (get && !*req) {
+        *req = &seen;
+        return MHD_YES;
+    }
+    if (get && *upload_size) { /* read and dropped; refused once it is all in */
+        *upload_size = 0;
+        *req = &with_body;
+        return MHD_YES;
+    }
+    if (get && *req == &with_body)
+        return aw__reply_error(s, c, MHD_HTTP_BAD_REQUEST, "a GET has no body");
+    if (!get) {
         struct MHD_Response *r = error_response(s, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served");
         if (r)
             MHD_add_response_header(r, "Allow", "GET, HEAD");

@@ -640,6 +640,18 @@ static void test_http_hygiene(void **state)
         assert_string_equal(aw_http_header(&r, "Allow", v, sizeof v), "GET, HEAD");
         aw_http_resp_free(&r);
     }
+    /* a GET with a body: read, dropped and refused */
+    const char with_body[] = "GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n"
+                             "Connection: close\r\n\r\nhello";
+    raw_status(with_body, strlen(with_body), 400);
+    /* two requests on one connection: it is kept open between them */
+    const char two[] = "GET /static/app.css HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                       "GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    assert_int_equal(aw_http_raw(port, two, strlen(two), &r, 10000), 0);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(r.body, "HTTP/1.1 200 OK"));
+    assert_non_null(strstr(r.body, "\"sessions\":["));
+    aw_http_resp_free(&r);
     const char head[] = "HEAD /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     assert_int_equal(aw_http_raw(port, head, strlen(head), &r, 10000), 0);
     assert_int_equal(r.status, 200);

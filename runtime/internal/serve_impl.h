@@ -129,6 +129,10 @@ unsigned aw__status_for_store(int rc);
 
 /* ---- routes --------------------------------------------------------------------------- */
 
+/* serve_http.c: libmicrohttpd's access handler (cls: the server) */
+enum MHD_Result aw__serve_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **req);
+
 /* serve_api.c: GET /api/sessions[/ID[/thread|/accounting]] */
 enum MHD_Result aw__api_sessions(aw_server *s, struct MHD_Connection *c);
 enum MHD_Result aw__api_session(aw_server *s, struct MHD_Connection *c, const char *id, const char *what);

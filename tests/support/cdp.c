@@ -228,15 +228,23 @@ int aw_cdp_start(aw_cdp *c, const char *browser, const char *dir, int width, int
     return m ? 0 : -1;
 }
 
-int aw_cdp_navigate(aw_cdp *c, const char *url)
+/* Call method with params `head` followed by value as a JSON string and
+ * the closing brace: {"url": VALUE}. */
+static aw_json_doc *call_with_text(aw_cdp *c, const char *method, const char *head, const char *value, int timeout_ms)
 {
     aw_buf p;
     aw_buf_init(&p, NULL);
-    aw_buf_append_str(&p, "{\"url\":");
-    aw_json_write_string(&p, url, strlen(url));
+    aw_buf_append_str(&p, head);
+    aw_json_write_string(&p, value, strlen(value));
     aw_buf_putc(&p, '}');
-    aw_json_doc *d = aw_cdp_call(c, "Page.navigate", p.data, 20000);
+    aw_json_doc *d = aw_cdp_call(c, method, p.data, timeout_ms);
     aw_buf_free(&p);
+    return d;
+}
+
+int aw_cdp_navigate(aw_cdp *c, const char *url)
+{
+    aw_json_doc *d = call_with_text(c, "Page.navigate", "{\"url\":", url, 20000);
     aw_json_doc_free(d);
     return d ? 0 : -1;
 }
@@ -244,14 +252,7 @@ int aw_cdp_navigate(aw_cdp *c, const char *url)
 /* Runtime.evaluate of expr with its value returned; NULL on failure. */
 static aw_json_doc *evaluate(aw_cdp *c, const char *expr)
 {
-    aw_buf p;
-    aw_buf_init(&p, NULL);
-    aw_buf_append_str(&p, "{\"returnByValue\":true,\"expression\":");
-    aw_json_write_string(&p, expr, strlen(expr));
-    aw_buf_putc(&p, '}');
-    aw_json_doc *d = aw_cdp_call(c, "Runtime.evaluate", p.data, 10000);
-    aw_buf_free(&p);
-    return d;
+    return call_with_text(c, "Runtime.evaluate", "{\"returnByValue\":true,\"expression\":", expr, 10000);
 }
 
 bool aw_cdp_wait(aw_cdp *c, const char *expr, int timeout_ms)
