@@ -189,13 +189,31 @@ enum MHD_Result aw__api_sessions(aw_server *s, struct MHD_Connection *c)
 
 /* ---- one session ---------------------------------------------------------------------------- */
 
+/* The summary of every step, read 64 steps at a time (a long session's
+ * events, tool results and all, are never in memory at once). */
+static int fold_steps(aw_server *s, aw_store *st, const char *id, aw__serve_summary *sum, aw_error *err)
+{
+    aw__serve_cursor cur = {0, 0, 0};
+    for (;;) {
+        aw_json_doc *steps = NULL;
+        int64_t before = cur.after;
+        int rc = aw_store_steps(st, id, cur.after, 64, &steps, err);
+        size_t n = rc ? 0 : aw_json_count(aw_json_doc_root(steps));
+        if (n)
+            rc = aw__serve_feed(aw_json_doc_root(steps), id, &cur, s->alloc, aw__serve_summary_add, sum, err);
+        aw_json_doc_free(steps);
+        if (!rc && sum->oom)
+            rc = aw_rt_error(err, AW_ENOMEM, "out of memory");
+        if (rc || !n || cur.after == before)
+            return rc;
+    }
+}
+
 /* {"session": ..., "steps": [...], "accounting": {...}} */
 static int session_view(aw_server *s, aw_store *st, const char *id, aw_json_doc **out, aw_error *err)
 {
-    aw_json_doc *session = NULL, *steps = NULL, *acc = NULL;
+    aw_json_doc *session = NULL, *acc = NULL;
     int rc = aw_store_session_get(st, id, &session, err);
-    if (!rc)
-        rc = aw_store_steps(st, id, 0, 0, &steps, err);
     if (!rc)
         rc = aw_store_accounting(st, id, &acc, err);
     aw_json_doc *d = rc ? NULL : aw_json_doc_new(s->alloc);
@@ -204,11 +222,8 @@ static int session_view(aw_server *s, aw_store *st, const char *id, aw_json_doc 
     memset(&sum, 0, sizeof sum);
     if (!rc && (!root || aw__serve_summary_init(&sum, d)))
         rc = aw_rt_error(err, AW_ENOMEM, "out of memory");
-    aw__serve_cursor cur = {0, 0, 0};
     if (!rc)
-        rc = aw__serve_feed(aw_json_doc_root(steps), id, &cur, s->alloc, aw__serve_summary_add, &sum, err);
-    if (!rc && sum.oom)
-        rc = aw_rt_error(err, AW_ENOMEM, "out of memory");
+        rc = fold_steps(s, st, id, &sum, err);
     aw_json_value *session_copy = rc ? NULL : aw_json_copy(d, aw_json_doc_root(session));
     aw_json_value *acc_summary = rc ? NULL : aw__serve_accounting_summary(d, aw_json_doc_root(acc));
     if (!rc && (!session_copy || !acc_summary || aw_json_object_set(d, root, "session", 7, session_copy) ||
@@ -216,7 +231,6 @@ static int session_view(aw_server *s, aw_store *st, const char *id, aw_json_doc 
                 aw_json_object_set(d, root, "accounting", 10, acc_summary)))
         rc = aw_rt_error(err, AW_ENOMEM, "out of memory");
     aw_json_doc_free(session);
-    aw_json_doc_free(steps);
     aw_json_doc_free(acc);
     if (rc) {
         aw_json_doc_free(d);
