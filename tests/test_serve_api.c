@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "agentwire/thread.h"
+#include "failalloc.h"
 #include "http_client.h"
 #include "serve_fixture.h"
 
@@ -776,6 +777,44 @@ static void test_slow_clients_and_stop(void **state)
     close(half);
 }
 
+/* ---- allocation failures ---------------------------------------------------------------- */
+
+/* A server started with the allocator, asked for one session's view and
+ * its events, and stopped: whichever allocation fails, it fails cleanly
+ * (no start, or a 500, or a closed connection) and leaks nothing. The
+ * requests are made one at a time, so the allocator is used by one
+ * thread at a time. */
+static int serve_once(const aw_allocator *a, void *ctx)
+{
+    (void)ctx;
+    aw_serve_options o = {.store_url = url, .listen = "127.0.0.1:0", .threads = 1, .alloc = a};
+    aw_error err;
+    aw_server *own = aw_server_start(&o, &err);
+    if (!own)
+        return err.code;
+    char path[256];
+    aw_http_resp r;
+    snprintf(path, sizeof path, "/api/sessions/%s", ids[0]);
+    int rc = aw_http_get(aw_server_port(own), path, NULL, &r) ? AW_ENOMEM : 0;
+    if (!rc && r.status != 200)
+        rc = AW_ENOMEM;
+    aw_http_resp_free(&r);
+    snprintf(path, sizeof path, "/api/sessions/%s/thread", ids[0]);
+    if (!rc && (aw_http_get(aw_server_port(own), path, NULL, &r) || r.status != 200))
+        rc = AW_ENOMEM;
+    aw_http_resp_free(&r);
+    aw_server_stop(own);
+    return rc;
+}
+
+static void test_allocation_failures(void **state)
+{
+    (void)state;
+    long calls = aw_failalloc_run(serve_once, NULL, 0);
+    printf("allocation failures: %ld points swept\n", calls);
+    assert_true(calls > 50);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -788,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_token_rule),
         cmocka_unit_test(test_http_hygiene),
         cmocka_unit_test(test_slow_clients_and_stop),
+        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
