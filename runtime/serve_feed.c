@@ -62,12 +62,6 @@ int aw__serve_cursor_parse(const char *s, aw__serve_cursor *c)
 
 /* ---- what a step's rows say ----------------------------------------------------------- */
 
-static int64_t num(const aw_json_value *o, const char *key, int64_t dflt)
-{
-    const aw_json_value *v = aw_json_get(o, key);
-    return aw_json_is_number(v) ? (int64_t)v->u.num.d : dflt;
-}
-
 static bool is(const aw_json_value *o, const char *key, const char *want)
 {
     const aw_json_value *v = aw_json_get(o, key);
@@ -89,22 +83,22 @@ typedef struct step_facts {
 static void step_facts_of(const aw_json_value *step, step_facts *f)
 {
     memset(f, 0, sizeof *f);
-    f->turn = num(step, "turn", 0);
+    f->turn = aw__serve_num(step, "turn", 0);
     f->rows = aw_json_get(step, "accounting");
     f->events = aw_json_get(step, "events");
     f->start_ms = INT64_MAX;
     f->end_ms = INT64_MIN;
     for (size_t i = 0; i < aw_json_count(f->rows); i++) {
         const aw_json_value *row = aw_json_at(f->rows, i);
-        int64_t at = num(row, "timestamp", 0);
+        int64_t at = aw__serve_num(row, "timestamp", 0);
         if (at > f->end_ms)
             f->end_ms = at;
         if (is(row, "kind", "model")) {
-            int64_t began = at - num(row, "latency_ms", 0);
+            int64_t began = at - aw__serve_num(row, "latency_ms", 0);
             if (began < f->start_ms)
                 f->start_ms = began;
-            f->input_tokens += num(row, "input_tokens", 0);
-            f->output_tokens += num(row, "output_tokens", 0);
+            f->input_tokens = aw__serve_add(f->input_tokens, aw__serve_num(row, "input_tokens", 0));
+            f->output_tokens = aw__serve_add(f->output_tokens, aw__serve_num(row, "output_tokens", 0));
             if (aw_json_is_string(aw_json_get(row, "stop_reason")))
                 f->finish_reason = aw_json_get(row, "stop_reason");
         } else if (is(row, "kind", "tool")) {
@@ -113,14 +107,14 @@ static void step_facts_of(const aw_json_value *step, step_facts *f)
         }
     }
     for (size_t i = 0; i < aw_json_count(f->events); i++) {
-        int64_t at = num(aw_json_get(aw_json_at(f->events, i), "event"), "timestamp", 0);
+        int64_t at = aw__serve_num(aw_json_get(aw_json_at(f->events, i), "event"), "timestamp", 0);
         if (at > f->end_ms)
             f->end_ms = at;
         if (f->start_ms == INT64_MAX)
             f->start_ms = at; /* no model request: the first event there is */
     }
     if (f->start_ms == INT64_MAX)
-        f->start_ms = num(step, "created_at", 0);
+        f->start_ms = aw__serve_num(step, "created_at", 0);
     if (f->end_ms < f->start_ms)
         f->end_ms = f->start_ms;
 }
@@ -198,7 +192,7 @@ static int step_completed(feed *f, const step_facts *facts)
     aw_json_value *usage = aw_json_new_object(f->doc);
     if (!ev || !usage || aw_json_object_set_int(f->doc, usage, "prompt", facts->input_tokens) ||
         aw_json_object_set_int(f->doc, usage, "completion", facts->output_tokens) ||
-        aw_json_object_set_int(f->doc, usage, "total", facts->input_tokens + facts->output_tokens) ||
+        aw_json_object_set_int(f->doc, usage, "total", aw__serve_add(facts->input_tokens, facts->output_tokens)) ||
         aw_json_object_set_int(f->doc, ev, "step_number", facts->turn) ||
         aw_json_object_set_bool(f->doc, ev, "has_tool_calls", facts->has_tool_calls) ||
         aw_json_object_set_int(f->doc, ev, "errors", facts->errors) ||
@@ -270,7 +264,7 @@ static int tool_event(feed *f, const step_facts *facts, const aw_json_value *sto
         set_copy(f, ev, "error", ok ? NULL : aw_json_get(stored, "error")) ||
         (aw_json_is_number(duration) ? set_copy(f, ev, "duration_ms", duration)
                                      : aw_json_object_set_int(f->doc, ev, "duration_ms",
-                                                              num(tool_row(facts, call_id), "latency_ms", 0))) ||
+                                                              aw__serve_num(tool_row(facts, call_id), "latency_ms", 0))) ||
         set_copy(f, ev, "result", ok ? aw_json_get(stored, "result") : NULL))
         ev = NULL;
     return adapt(f, ev, at);
@@ -279,7 +273,7 @@ static int tool_event(feed *f, const step_facts *facts, const aw_json_value *sto
 /* The envelopes of one stored event, in order, into the group. */
 static int event_envelopes(feed *f, const step_facts *facts, const aw_json_value *stored, bool first, bool last)
 {
-    int64_t at = num(stored, "timestamp", facts->end_ms);
+    int64_t at = aw__serve_num(stored, "timestamp", facts->end_ms);
     int rc = first ? step_started(f, facts) : 0;
     bool tool = is(stored, "type", "tool_call") || is(stored, "type", "tool_result") ||
                 (is(stored, "type", "error") && aw_json_is_string(aw_json_get(stored, "toolCallId")));
@@ -331,8 +325,8 @@ int aw__serve_feed(const aw_json_value *steps, const char *session_id, aw__serve
         size_t n = aw_json_count(facts.events);
         for (size_t k = 0; k < n && !rc; k++) {
             const aw_json_value *row = aw_json_at(facts.events, k);
-            int64_t seq = num(row, "seq", 0);
-            if (seq <= cur->after)
+            int64_t seq = aw__serve_num(row, "seq", 0);
+            if (seq <= cur->after) /* also a number out of range (0) */
                 continue;
             f.doc = aw_json_doc_new(a);
             f.group = f.doc ? aw_json_new_array(f.doc) : NULL;

@@ -24,11 +24,7 @@ static bool same_string(const aw_json_value *a, const aw_json_value *b)
            !memcmp(a->u.str.ptr, b->u.str.ptr, a->u.str.len);
 }
 
-static int64_t num(const aw_json_value *o, const char *key)
-{
-    const aw_json_value *v = aw_json_get(o, key);
-    return aw_json_is_number(v) ? (int64_t)v->u.num.d : 0;
-}
+static int64_t num(const aw_json_value *o, const char *key) { return aw__serve_num(o, key, 0); }
 
 /* Set key to a copy of v (null when v is NULL). */
 static void put(aw__serve_summary *s, aw_json_value *o, const char *key, const aw_json_value *v)
@@ -199,7 +195,7 @@ aw_json_value *aw__serve_accounting_summary(aw_json_doc *d, const aw_json_value 
         aw_json_value *e = tool_entry(d, by_tool, cmd);
         if (!e || aw_json_object_set_int(d, e, "calls", num(e, "calls") + 1) ||
             aw_json_object_set_int(d, e, "failures", num(e, "failures") + failed(row)) ||
-            aw_json_object_set_int(d, e, "total_ms", num(e, "total_ms") + num(row, "latency_ms")))
+            aw_json_object_set_int(d, e, "total_ms", aw__serve_add(num(e, "total_ms"), num(row, "latency_ms"))))
             return NULL;
     }
     aw_json_value *o = aw_json_new_object(d);

@@ -17,6 +17,20 @@
 
 /* ---- envelopes of stored steps (serve_feed.c) ------------------------------------- */
 
+/* A stored number (a time in ms, a count, an event number) as a whole
+ * number from 0 to 10^15, or dflt: stored rows may hold anything, and
+ * the sums and differences made of them must not overflow. */
+#define AW__SERVE_NUM_MAX 1000000000000000LL
+static inline int64_t aw__serve_num(const aw_json_value *o, const char *key, int64_t dflt)
+{
+    const aw_json_value *v = aw_json_get(o, key);
+    if (!aw_json_is_number(v) || !(v->u.num.d >= 0) || v->u.num.d > (double)AW__SERVE_NUM_MAX)
+        return dflt;
+    return (int64_t)v->u.num.d;
+}
+/* a + b for counts (0 .. 10^15 each), stopping at INT64_MAX */
+static inline int64_t aw__serve_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+
 /* Where a stream of envelopes stands: every envelope of the events up to
  * `after`, and the first `part` envelopes of event `part_seq` (one stored
  * event may give several envelopes: a tool result that ends a step gives
