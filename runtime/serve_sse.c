@@ -48,6 +48,7 @@ struct aw__sse_client {
     bool heartbeat;  /* send a comment */
     bool closing;    /* the server stops: end the stream */
     bool ended;      /* the stream's end was handed to libmicrohttpd */
+    bool woken_to_end; /* was suspended when the server stopped */
     int64_t last_sent_ms;
     atomic_bool gone; /* libmicrohttpd freed the response */
 };
@@ -135,7 +136,9 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
         if (f->out.len)
             continue;
         pthread_mutex_lock(&s->sse_mu);
-        if ((f->wake || f->heartbeat || f->closing) && rounds < 8) {
+        /* never suspended once the server stops; new rows looked at
+         * again a few times before waiting for the poller */
+        if (f->closing || ((f->wake || f->heartbeat) && rounds < 8)) {
             pthread_mutex_unlock(&s->sse_mu);
             continue;
         }
@@ -216,6 +219,7 @@ enum MHD_Result aw__api_events(aw_server *s, struct MHD_Connection *c, const cha
     MHD_add_response_header(r, "Cache-Control", "no-store");
     MHD_add_response_header(r, "X-Accel-Buffering", "no");
     pthread_mutex_lock(&s->sse_mu);
+    f->closing = s->stopping; /* a stream begun as the server stops ends at once */
     f->next = s->clients;
     s->clients = f;
     s->nclients++;
@@ -340,8 +344,8 @@ int aw__sse_start(aw_server *s, aw_error *err)
 }
 
 /* Stop the poller, end every stream (resuming the suspended ones) and
- * wait, at most 3 s, for them to hand their end over; libmicrohttpd
- * must not be stopped with a connection suspended. */
+ * wait, at most 3 s, for the resumed ones to hand their end over:
+ * libmicrohttpd must not be stopped with a connection suspended. */
 void aw__sse_stop(aw_server *s)
 {
     pthread_mutex_lock(&s->sse_mu);
@@ -358,6 +362,7 @@ void aw__sse_stop(aw_server *s)
         f->closing = true;
         if (f->suspended && nr < MAX_FOLLOWERS) {
             f->suspended = false;
+            f->woken_to_end = true;
             resume[nr++] = f->conn;
         }
     }
@@ -367,8 +372,10 @@ void aw__sse_stop(aw_server *s)
     for (int tries = 0; tries < 300; tries++) {
         bool waiting = false;
         pthread_mutex_lock(&s->sse_mu);
+        /* the others are writing (or stuck on a full socket): never
+         * suspended again, libmicrohttpd may close them */
         for (aw__sse_client *f = s->clients; f && !waiting; f = f->next)
-            waiting = !f->ended && !atomic_load(&f->gone);
+            waiting = f->woken_to_end && !f->ended && !atomic_load(&f->gone);
         pthread_mutex_unlock(&s->sse_mu);
         if (!waiting)
             break;
