@@ -13,13 +13,24 @@ BUILD_REL := build/release
 BUILD_FUZZ ?= build/fuzz
 BUILD_BENCH := build/bench
 
-DEB_PACKAGES := build-essential cmake clang pkg-config libcmocka-dev libexpat1-dev libclang-rt-14-dev \
-	libcurl4-openssl-dev libsqlite3-dev libpq-dev postgresql libmicrohttpd-dev
+DEB_PACKAGES := build-essential cmake clang pkg-config libcmocka-dev libexpat1-dev libpcre2-dev libclang-rt-14-dev \
+	libcurl4-openssl-dev libsqlite3-dev libpq-dev postgresql libyaml-dev libmicrohttpd-dev
 DEMO_CMDS = \
 	$(BUILD_REL)/agentwire thread encode --strip-ansi --prefill "Based on the thread above, my next step is" examples/session.jsonl && \
 	$(BUILD_REL)/agentwire json format --indent 2 examples/event.json
+# A real agent, offline: a recorded model (replay) calling real command
+# tools (examples/agent/tools/) over the examples, in the xml transport; the
+# recording checks that the tools' outputs reached the model. The report
+# goes to stdout; the thread, envelopes, accounting and the stored session
+# to DEMO_OUT.
+AGENTWIRE ?= $(BUILD_REL)/agentwire
+DEMO_OUT ?= build/demo
+DEMO_AGENT = $(AGENTWIRE) run --model replay:examples/agent/session.jsonl --transport xml --nonce dec0de42 \
+	--tools examples/agent/tools.json --thread $(DEMO_OUT)/thread.xml --events $(DEMO_OUT)/events.jsonl \
+	--accounting $(DEMO_OUT)/accounting.jsonl --store sqlite:$(DEMO_OUT)/sessions.db \
+	"Which tools does examples/session.jsonl call, and how many events does it hold?"
 
-.PHONY: all deps build demo test bench fuzz install clean
+.PHONY: all deps test-deps build demo demo-agent test bench fuzz install clean
 
 all: build
 
@@ -43,10 +54,27 @@ build: deps
 
 demo: build
 	@$(DEMO_CMDS)
+	@echo
+	@$(MAKE) --no-print-directory demo-agent
+
+# The agent of the demo alone, with the agentwire already built
+# (tests/test_cli_demo.sh runs this very target).
+demo-agent:
+	@mkdir -p $(DEMO_OUT)
+	$(DEMO_AGENT)
+	@echo "the run's thread, envelopes, accounting and session: $(DEMO_OUT)/thread.xml, events.jsonl, accounting.jsonl, sessions.db"
+
+# The tests run real MCP servers (npm, pinned in tests/mcp/package-lock.json).
+test-deps:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing: nodejs npm"; apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; \
+	  else echo "node and npm are needed for the MCP tests (sudo apt-get install nodejs npm)"; exit 1; fi; }
+	@[ -d tests/mcp/node_modules ] || (cd tests/mcp && npm ci --silent --no-audit --no-fund)
 
 # the serve pages are tested in a real browser (tests/test_serve_browser.c)
 test: TEST_DEB_PACKAGES := chromium
-test: deps
+test: deps test-deps
 	CC=$(CC) cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DAW_SANITIZE=ON -DAW_WERROR=ON >/dev/null
 	cmake --build $(BUILD_TEST) -j $(JOBS)
 	ctest --test-dir $(BUILD_TEST) --output-on-failure -j $(JOBS)
@@ -56,6 +84,9 @@ bench: deps
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
 	  else echo "node and npm are needed for the benchmark peers"; exit 1; fi; }
 	@[ -d bench/peers/node_modules ] || (cd bench/peers && npm ci --silent)
+	@python3 -c 'import pydantic' 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pydantic >/dev/null; \
+	  else echo "the dialects peer wants python3 and pydantic (Debian: python3-pydantic); it uses dataclasses without"; fi; }
 	cmake -S . -B $(BUILD_BENCH) -DCMAKE_BUILD_TYPE=Release -DAW_BENCH=ON -DAW_TESTS=OFF >/dev/null
 	cmake --build $(BUILD_BENCH) -j $(JOBS)
 	bash bench/run.sh $(BUILD_BENCH) $(BENCH)

@@ -115,6 +115,9 @@ int cli_run(int argc, char **argv);
 int cli_resume(int argc, char **argv);
 int cli_sessions(int argc, char **argv);
 int cli_chat(int argc, char **argv);
+int cli_schema(int argc, char **argv);
+int cli_mcp(int argc, char **argv);
+int cli_agent(int argc, char **argv);
 int cli_serve(int argc, char **argv);
 
 #endif

@@ -11,11 +11,18 @@
 #include "agentwire/run.h"
 #include "agentwire/tools.h"
 #include "cli.h"
+#include "cli_mcp_opts.h"
+#include "cli_agent_opts.h"
 
 typedef struct cli_run_ui cli_run_ui;
 
 /* NULL (after a message) when the signal pipe cannot be made. */
 cli_run_ui *cli_run_ui_new(aw_loop *loop, bool quiet, bool verbose);
+/* --recover-calls' value as AW_DIALECT_* flags; -1 for an unknown name. */
+long cli_run_recover_calls(const char *v);
+/* --visible: the model's visible text (no call markup) on stderr as it
+ * streams. */
+void cli_run_ui_show_visible(cli_run_ui *ui);
 void cli_run_ui_free(cli_run_ui *ui);
 aw_run_observer cli_run_ui_observer(cli_run_ui *ui);
 /* Tool sources' logs (a server's stderr, warnings) go to the terminal too. */
@@ -48,9 +55,11 @@ typedef struct run_opts {
     const char *events[8];
     size_t nevents;
     const char *tools_path, *schema_path, *contract_name, *system;
-    bool transport_set, quiet, verbose;
+    bool transport_set, quiet, verbose, visible;
+    const char *recover_calls;    /* --recover-calls auto|off|LIST; NULL: auto */
     unsigned retries;
     bool retries_set;
+    cli_mcp_opts mcp;             /* --mcp-config, --mcp, --mcp-log (cli_mcp_opts.c) */
     /* sessions (cli_session.c) */
     const char *store_url;
     bool no_store;
@@ -66,6 +75,7 @@ typedef struct run_opts {
     cli_result_fn on_result;      /* the result, instead of printing it */
     void *result_ctx;
     cli_session *sess;
+    cli_agent_opts agent;         /* --agent FILE (cli_agent_opts.c) */
 } run_opts;
 
 /* Read the options into o: -1 to go on, else the exit status (help

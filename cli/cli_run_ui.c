@@ -26,7 +26,8 @@
 
 struct cli_run_ui {
     aw_loop *loop;
-    bool quiet, verbose, tty;
+    bool quiet, verbose, tty, visible;
+    bool visible_open;    /* the visible text shown last did not end its line */
     int sigpipe[2];
     aw_watch *sig_watch;
     aw_timer *refresh;
@@ -152,10 +153,25 @@ static const char *str(const aw_json_value *v)
 
 static double num(const aw_json_value *v) { return aw_json_is_number(v) ? v->u.num.d : 0; }
 
+void cli_run_ui_show_visible(cli_run_ui *ui) { ui->visible = true; }
+
 /* Plain lines for logs: what a turn did, what each tool returned. */
 static void on_runtime(void *ctx, const aw_run_info *run, const aw_json_value *ev)
 {
     cli_run_ui *ui = ctx;
+    if (ui->visible && run->depth == 0 && !strcmp(str(aw_json_get(ev, "event")), "stream_chunk")) {
+        const aw_json_value *chunk = aw_json_get(ev, "chunk");
+        clear_status(ui);
+        if (aw_json_is_string(chunk) && chunk->u.str.len) {
+            fwrite(chunk->u.str.ptr, 1, chunk->u.str.len, stderr);
+            ui->visible_open = chunk->u.str.ptr[chunk->u.str.len - 1] != '\n';
+        }
+        return;
+    }
+    if (ui->visible_open && !strcmp(str(aw_json_get(ev, "event")), "step_completed")) {
+        fputc('\n', stderr); /* the reply's text ends its own line */
+        ui->visible_open = false;
+    }
     if (ui->quiet || (ui->tty && !ui->verbose))
         return;
     const char *kind = str(aw_json_get(ev, "event"));
@@ -271,6 +287,10 @@ cli_run_ui *cli_run_ui_new(aw_loop *loop, bool quiet, bool verbose)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
+    /* The loop wakes through the pipe; any other call restarts, so a
+     * first signal never turns into a failed write (of the report, say):
+     * a process stuck in one is what the second signal is for. */
+    sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);

@@ -353,7 +353,24 @@ int cli_session_config_json(run_opts *o, const char *system, size_t system_len, 
          set_pos(d, budgets, "max_tool_output", (int64_t)c->budgets.max_tool_output) ||
          aw_json_object_set(d, root, "budgets", 7, budgets) ||
          (c->interactive && aw_json_object_set_bool(d, root, "interactive", true)) ||
-         set_str(d, root, "snapshot_preset", o->snapshot_preset);
+         set_str(d, root, "snapshot_preset", o->snapshot_preset) ||
+         set_str(d, root, "recover_calls", o->recover_calls);
+    /* MCP servers: the configuration files (absolute), the --mcp specs and
+     * the servers' log, so that resume starts the same servers */
+    aw_json_value *mcp_files = aw_json_new_array(d), *mcp_specs = aw_json_new_array(d);
+    rc = rc || !mcp_files || !mcp_specs;
+    for (size_t i = 0; !rc && i < o->mcp.nconfigs; i++) {
+        const char *path = absolute(s, o->mcp.configs[i]);
+        aw_json_value *v = aw_json_new_string(d, path, strlen(path));
+        rc = !v || aw_json_array_push(d, mcp_files, v);
+    }
+    for (size_t i = 0; !rc && i < o->mcp.nspecs; i++) {
+        aw_json_value *v = aw_json_new_string(d, o->mcp.specs[i], strlen(o->mcp.specs[i]));
+        rc = !v || aw_json_array_push(d, mcp_specs, v);
+    }
+    rc = rc || (o->mcp.nconfigs && aw_json_object_set(d, root, "mcp_configs", 11, mcp_files)) ||
+         (o->mcp.nspecs && aw_json_object_set(d, root, "mcp_specs", 9, mcp_specs)) ||
+         set_str(d, root, "mcp_log", o->mcp.stderr_log ? absolute(s, o->mcp.stderr_log) : NULL);
     if (rc) {
         aw_json_doc_free(d);
         return AW_ENOMEM;
@@ -448,5 +465,16 @@ int cli_session_apply_config(run_opts *o, const aw_json_value *c)
     r->interactive = aw_json_is_bool(inter) && inter->u.b;
     if (!o->snapshot_preset)
         o->snapshot_preset = json_str(c, "snapshot_preset");
+    if (!o->recover_calls)
+        o->recover_calls = json_str(c, "recover_calls");
+    const aw_json_value *mcp_files = aw_json_get(c, "mcp_configs"), *mcp_specs = aw_json_get(c, "mcp_specs");
+    o->mcp.nconfigs = o->mcp.nspecs = 0;
+    for (size_t i = 0; i < aw_json_count(mcp_files) && o->mcp.nconfigs < CLI_MCP_MAX; i++)
+        if (aw_json_is_string(aw_json_at(mcp_files, i)))
+            o->mcp.configs[o->mcp.nconfigs++] = aw_json_at(mcp_files, i)->u.str.ptr;
+    for (size_t i = 0; i < aw_json_count(mcp_specs) && o->mcp.nspecs < CLI_MCP_MAX; i++)
+        if (aw_json_is_string(aw_json_at(mcp_specs, i)))
+            o->mcp.specs[o->mcp.nspecs++] = aw_json_at(mcp_specs, i)->u.str.ptr;
+    o->mcp.stderr_log = json_str(c, "mcp_log");
     return 0;
 }

@@ -40,6 +40,8 @@ static const char run_help[] =
     "  --max-tokens N, --temperature X\n"
     "  --no-stream               ask HTTP providers for whole replies\n"
     "  --retries N               retries of a failed request (3), with backoff\n"
+    "  --retry-base T            the first retry's wait (1s), doubled each time, with\n"
+    "                            jitter; a server's Retry-After wins when longer\n"
     "  --connect-timeout T, --first-byte-timeout T, --idle-timeout T, --request-timeout T\n"
     "                            (T: 500ms, 30s, 2m, or milliseconds)\n"
     "  --record FILE             write the model's replies as replay:FILE plays them\n"
@@ -70,11 +72,18 @@ static const char run_help[] =
     "  --context-window TOKENS   a result that would overflow it fails instead\n"
     "  --timeout T               the whole run\n"
     "  --interactive             let the model ask you questions (agent__ask_human)\n"
+    "  --recover-calls auto|off|DIALECT,...   native and xml-final transports: tool\n"
+    "                            calls a model wrote in its own dialect (Hermes, Qwen3-Coder,\n"
+    "                            Llama, Mistral, DeepSeek, GLM, Kimi, MiniMax, gpt-oss...) that\n"
+    "                            its server left in the text are run like native ones (auto)\n"
     "\n"
     "Records (written as the run goes):\n"
     "  --thread FILE             the agent events as <thread> XML\n"
     "  --events FILE|-           UI envelopes as JSON lines (repeatable)\n"
     "  --stream-events           include agent.stream.chunk envelopes\n"
+    "  --events-preset P         standard (default); minimal: fewer envelopes;\n"
+    "                            debug: also each continuation decision with its\n"
+    "                            criteria (turns, final report, tool calls), full arguments\n"
     "  --accounting FILE         one JSON line per model request and per tool call\n"
     "  --trace FILE              every request and response body, keys redacted\n"
     "\n"
@@ -88,8 +97,30 @@ static const char run_help[] =
     "                            standard (default), full\n"
     "\n"
     "Terminal:\n"
+    "  --visible                 the model's text on stderr as it streams (no call markup)\n"
     "  --quiet                   errors only on stderr\n"
     "  --verbose                 also the log's details\n";
+
+/* --recover-calls: "auto" (every dialect), "off", or names with commas;
+ * the AW_DIALECT_* flags, or -1 when a name is unknown. */
+long cli_run_recover_calls(const char *v)
+{
+    if (!v || !strcmp(v, "auto"))
+        return AW_DIALECT_AUTO;
+    if (!strcmp(v, "off"))
+        return 0;
+    long flags = 0;
+    while (*v) {
+        const char *comma = strchr(v, ',');
+        size_t n = comma ? (size_t)(comma - v) : strlen(v);
+        unsigned f = aw_dialect_flag(v, n);
+        if (!f)
+            return -1;
+        flags |= f;
+        v += n + (comma ? 1 : 0);
+    }
+    return flags;
+}
 
 /* "500ms", "30s", "2m", "1h", or plain milliseconds; -1 when malformed. */
 static int64_t parse_duration(const char *s)
@@ -142,6 +173,7 @@ int cli_run_parse(cli_args *a, run_opts *o)
     while ((opt = cli_next_opt(a))) {
         const char *v = NULL;
         long n;
+        cli_agent_note(&o->agent, opt); /* the options that win over an agent file's keys */
 #define VALUE()                                                                                                        \
     do {                                                                                                               \
         if (!(v = cli_opt_value(a, opt)))                                                                              \
@@ -155,6 +187,8 @@ int cli_run_parse(cli_args *a, run_opts *o)
     } while (0)
         if (cli_is_help(opt)) {
             fputs(o->help ? o->help : run_help, stdout);
+            fputs(cli_mcp_help, stdout);
+            fputs(cli_agent_help, stdout);
             return CLI_OK;
         } else if (!strcmp(opt, "--model")) {
             VALUE();
@@ -203,6 +237,11 @@ int cli_run_parse(cli_args *a, run_opts *o)
             NUMBER(0, 100);
             o->retries = (unsigned)n;
             o->retries_set = true;
+        } else if (!strcmp(opt, "--retry-base")) {
+            if (duration_opt(a, opt, &o->rcfg.budgets.retry_base_ms))
+                return CLI_USAGE;
+            if (o->rcfg.budgets.retry_base_ms == 0) /* 0 is the library's "default" */
+                o->rcfg.budgets.retry_base_ms = 1;
         } else if (!strcmp(opt, "--connect-timeout")) {
             if (duration_opt(a, opt, &o->pcfg.connect_timeout_ms))
                 return CLI_USAGE;
@@ -289,6 +328,16 @@ int cli_run_parse(cli_args *a, run_opts *o)
                 return CLI_USAGE;
         } else if (!strcmp(opt, "--interactive")) {
             o->rcfg.interactive = true;
+        } else if (!strcmp(opt, "--recover-calls")) {
+            VALUE();
+            if (cli_run_recover_calls(v) < 0)
+                return cli_usage_error(a, "--recover-calls is auto, off or a list of dialects (%s), not '%s'",
+                                       "hermes, qwen3_coder, llama3, pythonic, mistral, deepseek, glm45, kimi_k2, "
+                                       "minimax, function_calls, harmony, granite, fenced",
+                                       v);
+            o->recover_calls = v;
+        } else if (!strcmp(opt, "--visible")) {
+            o->visible = true;
         } else if (!strcmp(opt, "--thread")) {
             VALUE();
             o->rec.thread_path = v;
@@ -297,6 +346,16 @@ int cli_run_parse(cli_args *a, run_opts *o)
             if (o->nevents == sizeof o->events / sizeof *o->events)
                 return cli_usage_error(a, "at most 8 --events destinations");
             o->events[o->nevents++] = v;
+        } else if (!strcmp(opt, "--events-preset")) {
+            VALUE();
+            if (!strcmp(v, "standard"))
+                o->rec.preset = AW_ENVELOPE_STANDARD;
+            else if (!strcmp(v, "minimal"))
+                o->rec.preset = AW_ENVELOPE_MINIMAL;
+            else if (!strcmp(v, "debug"))
+                o->rec.preset = AW_ENVELOPE_DEBUG;
+            else
+                return cli_usage_error(a, "--events-preset is standard, minimal or debug, not '%s'", v);
         } else if (!strcmp(opt, "--stream-events")) {
             o->rec.stream_events = true;
         } else if (!strcmp(opt, "--accounting")) {
@@ -309,9 +368,15 @@ int cli_run_parse(cli_args *a, run_opts *o)
             o->quiet = true;
         } else if (!strcmp(opt, "--verbose")) {
             o->verbose = true;
+        } else if ((n = cli_mcp_option(a, opt, &o->mcp)) != 0) {
+            if (n < 0)
+                return CLI_USAGE;
         } else if ((n = cli_session_option(a, o, opt)) != -1) {
             if (n > 0)
                 return (int)n; /* a session option (cli_session.c), or a usage error in one */
+        } else if ((n = cli_agent_option(a, opt, &o->agent)) != 0) {
+            if (n < 0)
+                return CLI_USAGE;
         } else {
             return cli_usage_error(a, "unknown option '%s'", opt);
         }
@@ -425,6 +490,9 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
     aw_error err;
     int rc;
 
+    /* --agent FILE: its keys where no option was given */
+    if ((rc = cli_agent_apply(&a, &o)) >= 0)
+        goto out;
     /* the session (cli_session.c): the store, and a stored session's
      * history and options when one is continued */
     if ((rc = cli_session_open(&o, &task_text)) >= 0)
@@ -442,6 +510,8 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
         goto out;
     if (o.system_text ? aw_buf_append_str(&system, o.system_text) != 0
                       : (o.system && text_or_file(o.system, &system)))
+        goto out;
+    if (cli_agent_system(&o, &system)) /* --agent FILE: its body */
         goto out;
     size_t user_system_len = system.len; /* what a stored session keeps (the contract's prompt is added again) */
     if (o.contract_name) {
@@ -475,6 +545,8 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
     if (!(loop = aw_loop_new(NULL, &err)))
         goto fail;
     ui = cli_run_ui_new(loop, o.quiet, o.verbose);
+    if (ui && o.visible)
+        cli_run_ui_show_visible(ui);
     if (!ui)
         goto out;
     if (o.on_result)
@@ -518,19 +590,30 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
             goto out;
         cli_run_ui_attach_tools(ui, box);
     }
+    if ((rc = cli_mcp_add_servers(&o.mcp, loop, &box, "run")) != CLI_OK)
+        goto out;
+    if (box)
+        cli_run_ui_attach_tools(ui, box);
+    rc = CLI_REJECTED;
 
     aw_run_observer observers[3] = {aw_records_observer(records), cli_run_ui_observer(ui)};
+    if ((rc = cli_agent_add_tools(&o, loop, &box, records, observers, 2, ui)) != CLI_OK)
+        goto out;
+    rc = CLI_REJECTED;
     o.rcfg.models = models;
     o.rcfg.model_count = o.nmodels;
     o.rcfg.tools = box;
     o.rcfg.system_prompt = system.len ? system.data : NULL;
     o.rcfg.task = task.len ? task.data : NULL;
-    o.rcfg.final_schema = schema_doc ? aw_json_doc_root(schema_doc) : o.schema_value;
+    o.rcfg.final_schema = schema_doc     ? aw_json_doc_root(schema_doc)
+                          : o.schema_value ? o.schema_value
+                                           : cli_agent_schema(&o);
     o.rcfg.contract = contract;
     o.rcfg.observers = observers;
     o.rcfg.observer_count = 2;
     o.rcfg.budgets.max_retries = o.retries;
     o.rcfg.budgets.no_retries = o.retries_set && o.retries == 0;
+    o.rcfg.recover_calls = (unsigned)cli_run_recover_calls(o.recover_calls);
     if (o.rcfg.interactive) {
         o.rcfg.ask = cli_run_ui_ask;
         o.rcfg.ask_ctx = ui;
@@ -555,6 +638,10 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
         if (rc == CLI_OK)
             rc = CLI_REJECTED;
     }
+    for (size_t i = 0; i < o.nevents; i++)
+        if (sinks[i]->dropped)
+            fprintf(stderr, "agentwire run: %s: %llu envelope%s dropped (the reader fell behind or went away)\n",
+                    sinks[i]->name, (unsigned long long)sinks[i]->dropped, sinks[i]->dropped == 1 ? "" : "s");
     goto out;
 
 fail:
@@ -563,6 +650,7 @@ fail:
 out:
     aw_run_free(run);
     aw_toolbox_free(box);
+    cli_agent_free(&o.agent);
     for (size_t i = 0; i < o.nmodels; i++)
         aw_provider_free(models[i]);
     aw_records_free(records);

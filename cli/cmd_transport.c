@@ -65,23 +65,34 @@ static const char extract_help[] =
     "Feed a model's reply (FILE, or stdin) to the streaming tag extractor and\n"
     "print one JSON line per record:\n"
     "  {\"kind\": \"call\", \"slot\", \"tool\", \"args\", \"payload\", \"source\", \"command\", \"repairs\"}\n"
-    "  {\"kind\": \"final\", \"status\", \"format\", \"content\", \"json\", \"truncated\", \"repairs\", \"command\"}\n"
-    "  {\"kind\": \"rejected\", \"slot\", \"tool\", \"reason\", \"message\"}\n"
+    "    (and \"dialect\" for a call read in another dialect)\n"
+    "  {\"kind\": \"final\", \"status\", \"format\", \"content\", \"json\", \"truncated\", \"repairs\", \"command\"\n"
+    "   [, \"schema_valid\" [, \"schema_errors\"]]}   (schema_*: --format json with --schema)\n"
+    "  {\"kind\": \"rejected\", \"slot\", \"tool\", \"reason\", \"message\" [, \"errors\"]}\n"
+    "     (errors: for reason invalid_arguments, the schema errors of the call:\n"
+    "      [{\"instanceLocation\", \"keywordLocation\", \"error\"}, ...])\n"
     "  {\"kind\": \"warning\", \"text\"}     (e.g. an unknown stop reason)\n"
     "  {\"kind\": \"feedback\", \"text\"}    (last: TURN-FAILED, when anything was rejected)\n"
     "\n"
     "  --nonce HEX          the session nonce, 8 lower-case hex digits\n"
     "  --mode MODE          native, xml or xml-final\n"
     "  --turn N             the turn of the reply, from 1\n"
-    "  --tools FILE         the tools (JSON array; OpenAI, Anthropic or MCP shapes)\n"
+    "  --tools FILE         the tools (JSON array; OpenAI, Anthropic or MCP shapes);\n"
+    "                       each call is checked against its tool's schema\n"
     "  --max-calls K        tool calls per turn (default 10)\n"
     "  --format FMT         expected final-report format (default markdown)\n"
-    "  --schema FILE        for --format json: the JSON Schema of the report\n"
+    "  --schema FILE        for --format json: the JSON Schema of the report; a json\n"
+    "                       final report is validated against it\n"
     "  --prefix P           tag prefix (default ai-agent)\n"
     "  --stop-reason R      why the model stopped (stop, end_turn, length,\n"
     "                       max_tokens, ...); default unknown\n"
-    "  --dialects LIST      also read other dialects, comma-separated: hermes,\n"
-    "                       function_calls, fenced\n"
+    "  --dialects LIST      also read tool calls written in other dialects: auto\n"
+    "                       (all of them, each found by what the text shows) or\n"
+    "                       a comma-separated list of hermes, qwen3_coder, glm45,\n"
+    "                       granite, llama3, pythonic, mistral, deepseek, kimi_k2,\n"
+    "                       minimax, function_calls, harmony, fenced. In xml mode\n"
+    "                       a call's source is its dialect; in native and xml-final\n"
+    "                       modes it is \"recovered\", with \"dialect\" naming it\n"
     "  --reasoning LIST     tags whose content is passed over (default think)\n"
     "  --native-calls FILE  the reply's native tool calls (a JSON array): reported\n"
     "                       as rejections in xml mode, kept in xml-final\n"
@@ -158,6 +169,10 @@ static int parse_mode(const char *s, aw_transport_mode *m) {
     return 0;
 }
 
+static const char dialect_list[] =
+    "hermes, qwen3_coder, glm45, granite, llama3, pythonic, mistral, deepseek, kimi_k2, minimax, "
+    "function_calls, harmony, fenced";
+
 /* Build the session; returns -1 on success, or an exit status. */
 static int session_open(const cli_args *a, const tr_opts *o, tr_session *s) {
     memset(s, 0, sizeof *s);
@@ -182,12 +197,11 @@ static int session_open(const cli_args *a, const tr_opts *o, tr_session *s) {
         }
         int bad = -1;
         for (size_t i = 0; i < n; i++) {
-            if (strcmp(names[i], "hermes") == 0) cfg.dialects |= AW_DIALECT_HERMES;
-            else if (strcmp(names[i], "function_calls") == 0) cfg.dialects |= AW_DIALECT_FUNCTION_CALLS;
-            else if (strcmp(names[i], "fenced") == 0) cfg.dialects |= AW_DIALECT_FENCED;
+            unsigned flag = aw_dialect_flag(names[i], strlen(names[i]));
+            if (flag) cfg.dialects |= flag;
             else if (bad < 0) bad = (int)i;
         }
-        int rc = bad >= 0 ? cli_usage_error(a, "unknown dialect '%s' (hermes, function_calls, fenced)", names[bad])
+        int rc = bad >= 0 ? cli_usage_error(a, "unknown dialect '%s' (auto, or a list of: %s)", names[bad], dialect_list)
                           : -1;
         for (size_t i = 0; i < n; i++) free(names[i]);
         free(names);
@@ -490,6 +504,26 @@ static int set_value(aw_json_doc *d, aw_json_value *o, const char *key, const aw
     return aw_json_object_set(d, o, key, strlen(key), c);
 }
 
+/* Schema errors as [{instanceLocation, keywordLocation, error}, ...]. */
+static int set_schema_errors(aw_json_doc *d, aw_json_value *o, const char *key, const aw_schema_error *errs,
+                             size_t n) {
+    aw_json_value *arr = aw_json_new_array(d);
+    if (!arr) return AW_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        aw_json_value *e = aw_json_new_object(d);
+        if (!e) return AW_ENOMEM;
+        const aw_schema_error *s = &errs[i];
+        int rc = aw_json_object_set_string(d, e, "instanceLocation", s->instance_location, strlen(s->instance_location));
+        if (!rc) rc = aw_json_object_set_string(d, e, "keywordLocation", s->keyword_location, strlen(s->keyword_location));
+        if (!rc && s->absolute_keyword_location)
+            rc = aw_json_object_set_string(d, e, "absoluteKeywordLocation", s->absolute_keyword_location,
+                                           strlen(s->absolute_keyword_location));
+        if (!rc) rc = aw_json_object_set_string(d, e, "error", s->message, strlen(s->message));
+        if (rc || aw_json_array_push(d, arr, e)) return AW_ENOMEM;
+    }
+    return aw_json_object_set(d, o, key, strlen(key), arr);
+}
+
 static int record_of(aw_json_doc *d, aw_json_value *o, const aw_x_event *ev) {
     int rc;
     switch (ev->kind) {
@@ -514,6 +548,7 @@ static int record_of(aw_json_doc *d, aw_json_value *o, const aw_x_event *ev) {
         if (!rc) rc = set_value(d, o, "args", c->args);
         if (!rc) rc = set_text(d, o, "payload", c->payload);
         if (!rc) rc = aw_json_object_set_string(d, o, "source", src, strlen(src));
+        if (!rc && c->dialect) rc = aw_json_object_set_string(d, o, "dialect", c->dialect, strlen(c->dialect));
         if (!rc) rc = set_text(d, o, "command", c->command);
         if (!rc) rc = set_repairs(d, o, c->repairs);
         return rc;
@@ -530,6 +565,11 @@ static int record_of(aw_json_doc *d, aw_json_value *o, const aw_x_event *ev) {
         if (!rc) rc = aw_json_object_set_bool(d, o, "truncated", f->truncated);
         if (!rc) rc = set_repairs(d, o, f->repairs);
         if (!rc) rc = aw_json_object_set_string(d, o, "command", cmd, strlen(cmd));
+        if (!rc && f->schema_checked) {
+            rc = aw_json_object_set_bool(d, o, "schema_valid", f->schema_valid);
+            if (!rc && !f->schema_valid)
+                rc = set_schema_errors(d, o, "schema_errors", f->schema_errors, f->schema_error_count);
+        }
         return rc;
     }
     case AW_X_REJECTED: {
@@ -541,6 +581,7 @@ static int record_of(aw_json_doc *d, aw_json_value *o, const aw_x_event *ev) {
         if (!rc) rc = set_text(d, o, "tool", r->tool);
         if (!rc) rc = aw_json_object_set_string(d, o, "reason", reason ? reason : "", reason ? strlen(reason) : 0);
         if (!rc) rc = aw_json_object_set_string(d, o, "message", msg, strlen(msg));
+        if (!rc && r->reason == AW_REJECT_INVALID_ARGUMENTS) rc = set_schema_errors(d, o, "errors", r->errors, r->error_count);
         return rc;
     }
     }

@@ -27,6 +27,8 @@ static const char main_help[] =
     "  snapshot slim|restore\n"
     "             slim agent-state snapshots and restore\n"
     "  envelope   agent runtime events -> UI event envelopes (no command)\n"
+    "  schema validate|check\n"
+    "             JSON Schema (2020-12, draft-07): validate instances, check schemas\n"
     "\n"
     "Running agents:\n"
     "  run        an agent: a model, tools, the task; the final report on stdout\n"
@@ -35,6 +37,11 @@ static const char main_help[] =
     "  sessions list|show|export|rm|gc\n"
     "             stored sessions\n"
     "  chat       one exchange of a conversation with memory (<llmQuery>/<llmResponse>)\n"
+    "  mcp list|call\n"
+    "             MCP servers' tools (--mcp-config FILE): list them, call one\n"
+    "  agent check|show\n"
+    "             agent files (Markdown + YAML frontmatter): checked, or shown as\n"
+    "             read; run one with 'agentwire run --agent FILE TASK'\n"
     "  serve      watch and browse sessions in a browser; a JSON API and event streams\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
@@ -54,10 +61,13 @@ static const group groups[] = {
     {"contract", cli_contract},
     {"snapshot", cli_snapshot},
     {"envelope", cli_envelope},
+    {"schema", cli_schema},
     {"run", cli_run},
     {"resume", cli_resume},
     {"sessions", cli_sessions},
     {"chat", cli_chat},
+    {"mcp", cli_mcp},
+    {"agent", cli_agent},
     {"serve", cli_serve},
 };
 

@@ -16,6 +16,7 @@
 
 #include "agentwire/agentwire.h"
 #include "agentwire/transport.h"
+#include "fuzz_session.h"
 #include "internal/transport_extract.h"
 
 typedef struct trace {
@@ -105,25 +106,8 @@ static aw_transport *session(aw_report_format format) {
         "[{\"type\":\"function\",\"function\":{\"name\":\"search\",\"description\":\"Search.\","
         "\"parameters\":{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"}}}}},"
         "{\"name\":\"fetch\",\"description\":\"Fetch.\",\"input_schema\":{\"type\":\"object\"}}]";
-    aw_json_doc *doc = NULL;
-    aw_tool_def *defs = NULL;
-    size_t n = 0;
-    if (aw_json_parse(tools_json, sizeof tools_json - 1, NULL, &doc, NULL) ||
-        aw_tools_from_json(aw_json_doc_root(doc), NULL, &defs, &n, NULL))
-        abort();
-    aw_transport_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.mode = AW_TRANSPORT_XML;
-    cfg.nonce = "1a2b3c4d";
-    cfg.format = format;
-    cfg.tools = defs;
-    cfg.tool_count = n;
-    cfg.dialects = AW_DIALECT_HERMES | AW_DIALECT_FUNCTION_CALLS | AW_DIALECT_FENCED;
-    aw_transport *t = aw_transport_new(&cfg, NULL);
-    if (!t) abort();
-    aw_free(NULL, defs);
-    aw_json_doc_free(doc);
-    return t;
+    return fuzz_session(tools_json, AW_TRANSPORT_XML, format,
+                        AW_DIALECT_HERMES | AW_DIALECT_FUNCTION_CALLS | AW_DIALECT_FENCED);
 }
 
 static size_t count_lt(const char *p, size_t n) {

@@ -10,6 +10,8 @@
 /* One line per kind (one file per kind: provider_KIND.c). */
 static const aw_provider_ops *const kinds[] = {
     &aw_provider_replay_ops,
+    &aw_provider_openai_ops,
+    &aw_provider_anthropic_ops,
     &aw_provider_claude_cli_ops,
     &aw_provider_codex_cli_ops,
     &aw_provider_exec_ops,

@@ -8,10 +8,12 @@
  * turn passes over it, so a recording resumes where a session was cut.
  * `chunks` streams the text in pieces of that many bytes (or the pieces
  * given, which then are the text), `delay_ms` waits that long before each
- * piece. A line {"error": "...", "http_status": 500, "retryable": true}
- * plays a failed request, and "expect": ["...", ...] names strings the
- * request must hold (the notice's nonce, a tool's result), so a recorded
- * session also checks what the run sends. It is what --record writes, what
+ * piece. A line {"error": "...", "http_status": 500, "retryable": true,
+ * "retry_after_ms": 100} plays a failed request (after streaming its text,
+ * if it has one: a reply cut off), and "expect": ["...", ...] names strings the
+ * request must hold (the notice's nonce, a tool's result) and "absent":
+ * [...] strings it must not hold (a forged tag, a tool not offered), so a
+ * recorded session also checks what the run sends. It is what --record writes, what
  * the demo and the tests run on, and how a bug report is reproduced
  * offline. */
 #include <stdio.h>
@@ -150,11 +152,19 @@ static aw_text str_field(const aw_json_value *o, const char *key)
     return t;
 }
 
-static int64_t int_field(const aw_json_value *o, const char *key, int64_t dflt)
+/* A number field within [lo, hi] (a recording may hold anything: 1e300
+ * must not overflow a conversion or a sum). */
+static int64_t int_field(const aw_json_value *o, const char *key, int64_t dflt, int64_t lo, int64_t hi)
 {
     const aw_json_value *v = aw_json_get(o, key);
-    return aw_json_is_number(v) ? (int64_t)v->u.num.d : dflt;
+    if (!aw_json_is_number(v) || v->u.num.d != v->u.num.d)
+        return dflt;
+    double d = v->u.num.d;
+    return d <= (double)lo ? lo : d >= (double)hi ? hi : (int64_t)d;
 }
+
+#define MAX_TOKENS ((int64_t)1 << 40)
+#define MAX_DELAY_MS ((int64_t)24 * 3600 * 1000)
 
 /* The request as one text, for "expect". */
 static int request_text(const aw_model_request *req, aw_buf *out)
@@ -176,20 +186,53 @@ static int request_text(const aw_model_request *req, aw_buf *out)
     return rc ? AW_ENOMEM : 0;
 }
 
-/* NULL when every expected string is in the request, else the first missing. */
-static const aw_json_value *missing_expectation(const aw_json_value *reply, const aw_buf *req)
+/* NULL when the request holds each string of reply[key] (want) or none of
+ * them (!want), else the first that breaks the rule. */
+static const aw_json_value *broken_expectation(const aw_json_value *reply, const char *key, bool want,
+                                               const aw_buf *req)
 {
-    const aw_json_value *expect = aw_json_get(reply, "expect");
-    for (size_t i = 0; i < aw_json_count(expect); i++) {
-        const aw_json_value *s = aw_json_at(expect, i);
+    const aw_json_value *list = aw_json_get(reply, key);
+    for (size_t i = 0; i < aw_json_count(list); i++) {
+        const aw_json_value *s = aw_json_at(list, i);
         if (!aw_json_is_string(s))
             return s;
         if (s->u.str.len == 0)
             continue;
-        if (s->u.str.len > req->len || !memmem(req->data, req->len, s->u.str.ptr, s->u.str.len))
+        bool held = s->u.str.len <= req->len && memmem(req->data, req->len, s->u.str.ptr, s->u.str.len);
+        if (held != want)
             return s;
     }
     return NULL;
+}
+
+/* 0, or the error for a request that breaks the line's expectations. */
+static int check_expectations(const replay *r, size_t line, const aw_json_value *reply,
+                              const aw_model_request *req, const aw_allocator *alloc, aw_error *err)
+{
+    const aw_json_value *expect = aw_json_get(reply, "expect"), *absent = aw_json_get(reply, "absent");
+    if (!expect && !absent)
+        return 0;
+    if ((expect && !aw_json_is_array(expect)) || (absent && !aw_json_is_array(absent)))
+        return aw_rt_error(err, AW_ETYPE, "replay: %s:%zu: \"expect\" and \"absent\" must be arrays of strings",
+                           r->path, line);
+    aw_buf text;
+    aw_buf_init(&text, alloc);
+    if (request_text(req, &text)) {
+        aw_buf_free(&text);
+        return aw_rt_error(err, AW_ENOMEM, "replay: out of memory");
+    }
+    const aw_json_value *miss = broken_expectation(reply, "expect", true, &text);
+    const aw_json_value *held = miss ? NULL : broken_expectation(reply, "absent", false, &text);
+    aw_buf_free(&text);
+    const aw_json_value *bad = miss ? miss : held;
+    if (!bad)
+        return 0;
+    if (!aw_json_is_string(bad))
+        return aw_rt_error(err, AW_ETYPE, "replay: %s:%zu: \"expect\" and \"absent\" must be arrays of strings",
+                           r->path, line);
+    return aw_rt_error(err, AW_EVALID, "replay: %s:%zu: the request %s \"%.*s\"", r->path, line,
+                       miss ? "does not hold" : "holds", (int)(bad->u.str.len > 120 ? 120 : bad->u.str.len),
+                       bad->u.str.ptr);
 }
 
 static void replay_free_call(replay_call *rc)
@@ -235,11 +278,11 @@ static void finish(replay_call *rc)
     res.usage.cost_usd = -1;
     if (aw_json_is_object(u)) {
         res.has_usage = true;
-        res.usage.input_tokens = int_field(u, "input_tokens", 0);
-        res.usage.output_tokens = int_field(u, "output_tokens", 0);
-        res.usage.cache_read_tokens = int_field(u, "cache_read_tokens", 0);
-        res.usage.cache_write_tokens = int_field(u, "cache_write_tokens", 0);
-        res.usage.reasoning_tokens = int_field(u, "reasoning_tokens", 0);
+        res.usage.input_tokens = int_field(u, "input_tokens", 0, 0, MAX_TOKENS);
+        res.usage.output_tokens = int_field(u, "output_tokens", 0, 0, MAX_TOKENS);
+        res.usage.cache_read_tokens = int_field(u, "cache_read_tokens", 0, 0, MAX_TOKENS);
+        res.usage.cache_write_tokens = int_field(u, "cache_write_tokens", 0, 0, MAX_TOKENS);
+        res.usage.reasoning_tokens = int_field(u, "reasoning_tokens", 0, 0, MAX_TOKENS);
         const aw_json_value *cost = aw_json_get(u, "cost_usd");
         if (aw_json_is_number(cost))
             res.usage.cost_usd = cost->u.num.d;
@@ -260,24 +303,20 @@ static void fail(replay_call *rc, const aw_json_value *error)
     memset(&res, 0, sizeof res);
     res.code = AW_EINVAL;
     res.error = msg;
-    res.http_status = (int)int_field(rc->reply, "http_status", 0);
+    res.http_status = (int)int_field(rc->reply, "http_status", 0, 0, 999);
     const aw_json_value *retryable = aw_json_get(rc->reply, "retryable");
     res.retryable = aw_json_is_bool(retryable) && retryable->u.b;
-    res.retry_after_ms = int_field(rc->reply, "retry_after_ms", -1);
+    res.retry_after_ms = int_field(rc->reply, "retry_after_ms", -1, -1, MAX_DELAY_MS);
     res.usage.cost_usd = -1;
     replay_free_call(rc);
     aw_model_call_done(call, &res);
 }
 
-/* One piece of text per timer tick. */
+/* One piece of text per timer tick; a line with an error streams its text
+ * first (a connection that breaks mid-reply), then fails. */
 static void step(void *ctx)
 {
     replay_call *rc = ctx;
-    const aw_json_value *error = aw_json_get(rc->reply, "error");
-    if (error) {
-        fail(rc, error);
-        return;
-    }
     aw_text piece = {"", 0};
     bool more;
     if (rc->pieces) {
@@ -295,8 +334,11 @@ static void step(void *ctx)
     }
     if (aw_model_call_text(rc->call, piece.ptr, piece.len))
         more = false;
+    const aw_json_value *error = aw_json_get(rc->reply, "error");
     if (more)
         aw_timer_reset(rc->timer, rc->delay_ms);
+    else if (error)
+        fail(rc, error);
     else
         finish(rc);
 }
@@ -320,22 +362,22 @@ static int replay_send(aw_provider *p, aw_model_call *call, const aw_model_reque
     const aw_json_value *reply = aw_json_doc_root(r->docs[index]);
     size_t line = r->lines[index];
 
-    if (aw_json_get(reply, "expect")) {
+    int bad = check_expectations(r, line, reply, req, p->alloc, err);
+    if (bad)
+        return bad;
+    if (p->cfg.trace) {
+        /* --trace: what a request held and the reply given, as an HTTP
+         * provider traces its bodies */
         aw_buf text;
         aw_buf_init(&text, p->alloc);
-        if (request_text(req, &text)) {
-            aw_buf_free(&text);
-            return aw_rt_error(err, AW_ENOMEM, "replay: out of memory");
-        }
-        const aw_json_value *miss = missing_expectation(reply, &text);
+        if (!request_text(req, &text))
+            p->cfg.trace(p->cfg.trace_ctx, "replay request", text.data ? text.data : "", text.len);
         aw_buf_free(&text);
-        if (miss) {
-            if (aw_json_is_string(miss))
-                return aw_rt_error(err, AW_EVALID, "replay: %s:%zu: the request does not hold \"%.*s\"", r->path,
-                                   line, (int)(miss->u.str.len > 120 ? 120 : miss->u.str.len), miss->u.str.ptr);
-            return aw_rt_error(err, AW_ETYPE, "replay: %s:%zu: \"expect\" must be an array of strings", r->path,
-                               line);
-        }
+        aw_buf rb;
+        aw_buf_init(&rb, p->alloc);
+        if (!aw_json_write(reply, NULL, &rb, NULL))
+            p->cfg.trace(p->cfg.trace_ctx, "replay reply", rb.data ? rb.data : "", rb.len);
+        aw_buf_free(&rb);
     }
 
     replay_call *rc = aw_malloc(p->alloc, sizeof *rc);
@@ -351,8 +393,8 @@ static int replay_send(aw_provider *p, aw_model_call *call, const aw_model_reque
     if (aw_json_is_array(chunks))
         rc->pieces = chunks;
     else if (aw_json_is_number(chunks) && chunks->u.num.d >= 1)
-        rc->chunk_size = (size_t)chunks->u.num.d;
-    rc->delay_ms = int_field(reply, "delay_ms", 0);
+        rc->chunk_size = (size_t)int_field(reply, "chunks", 0, 1, (int64_t)1 << 40);
+    rc->delay_ms = int_field(reply, "delay_ms", 0, 0, MAX_DELAY_MS);
     call->impl = rc;
 
     /* Even a whole reply, or a failure, is reported from the loop, as a

@@ -38,6 +38,7 @@ struct aw_records {
     run_envelopes *envs;
     size_t nenvs;
     aw_buf line;
+    char *paths[4];           /* owned copies of cfg's paths */
     char error[AW_ERROR_MESSAGE_MAX];
 };
 
@@ -83,6 +84,17 @@ aw_records *aw_records_new(const aw_records_config *cfg, aw_error *err)
     rec->alloc = cfg->alloc;
     rec->thread_fd = rec->accounting_fd = rec->trace_fd = rec->record_fd = -1;
     aw_buf_init(&rec->line, cfg->alloc);
+    /* The paths name the files in messages for as long as the records
+     * live: keep copies, the caller's strings may be gone. */
+    const char **paths[] = {&rec->cfg.thread_path, &rec->cfg.accounting_path, &rec->cfg.trace_path,
+                            &rec->cfg.record_path};
+    for (size_t i = 0; i < 4; i++)
+        if (*paths[i] && !(*paths[i] = rec->paths[i] = aw_rt_strdup(cfg->alloc, *paths[i]))) {
+            aw_rt_error(err, AW_ENOMEM, "out of memory");
+            aw_records_free(rec);
+            return NULL;
+        }
+    cfg = &rec->cfg;
     if (open_file(cfg->thread_path, &rec->thread_fd, err) || open_file(cfg->accounting_path, &rec->accounting_fd, err) ||
         open_file(cfg->trace_path, &rec->trace_fd, err) || open_file(cfg->record_path, &rec->record_fd, err)) {
         aw_records_free(rec);
@@ -237,9 +249,15 @@ static void on_runtime(void *ctx, const aw_run_info *run, const aw_json_value *e
     aw_envelope_adapter *a = adapter_for(rec, run);
     if (!a)
         return note_error(rec, "events", ENOMEM);
+    /* An event the adapter refuses is an envelope lost: said, not passed
+     * over (the run then ends saying its records could not be kept). */
     aw_error err;
-    if (aw_envelope_adapter_handle(a, event, aw_rt_wall_ms(), &err) == AW_ENOMEM)
+    aw_error_clear(&err);
+    int rc = aw_envelope_adapter_handle(a, event, aw_rt_wall_ms(), &err);
+    if (rc == AW_ENOMEM)
         note_error(rec, "events", ENOMEM);
+    else if (rc && !rec->error[0])
+        snprintf(rec->error, sizeof rec->error, "events: %.200s", err.message);
 }
 
 static void on_accounting(void *ctx, const aw_run_info *run, const aw_json_value *row)
@@ -270,12 +288,6 @@ void aw_records_trace(void *ctx, const char *what, const char *p, size_t n)
         note_error(rec, rec->cfg.trace_path, errno);
 }
 
-static void on_trace(void *ctx, const aw_run_info *run, const char *what, const char *p, size_t n)
-{
-    (void)run;
-    aw_records_trace(ctx, what, p, n);
-}
-
 static int on_step(void *ctx, const aw_run_info *run, const aw_run_step *step, aw_error *err)
 {
     (void)run;
@@ -288,7 +300,12 @@ static int on_step(void *ctx, const aw_run_info *run, const aw_run_step *step, a
 
 aw_run_observer aw_records_observer(aw_records *rec)
 {
-    aw_run_observer o = {rec, on_event, on_runtime, on_accounting, on_reply, on_trace, on_step, NULL, NULL};
+    aw_run_observer o = {.ctx = rec,
+                         .on_event = on_event,
+                         .on_runtime = on_runtime,
+                         .on_accounting = on_accounting,
+                         .on_reply = on_reply,
+                         .on_step = on_step};
     return o;
 }
 
@@ -329,6 +346,8 @@ void aw_records_free(aw_records *rec)
     }
     aw_free(rec->alloc, rec->envs);
     aw_free(rec->alloc, rec->thread_session);
+    for (size_t i = 0; i < 4; i++)
+        aw_free(rec->alloc, rec->paths[i]);
     aw_buf_free(&rec->line);
     aw_free(rec->alloc, rec);
 }

@@ -36,6 +36,13 @@ int aw_rt_error(aw_error *err, int code, const char *fmt, ...)
 
 ssize_t aw_rt_write_nosigpipe(int fd, const void *p, size_t n)
 {
+    /* A program that ignores SIGPIPE (as Node does, and many servers) gets
+     * EPIPE from a plain write: one call to ask instead of three around
+     * every write, which on a busy pipe (an MCP server's stdin) is most of
+     * the system calls. */
+    struct sigaction now;
+    if (sigaction(SIGPIPE, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN)
+        return write(fd, p, n);
     sigset_t pipe_only, old, pending;
     sigemptyset(&pipe_only);
     sigaddset(&pipe_only, SIGPIPE);
@@ -102,3 +109,35 @@ char *aw_rt_strndup(const aw_allocator *a, const char *s, size_t n)
 }
 
 char *aw_rt_strdup(const aw_allocator *a, const char *s) { return s ? aw_rt_strndup(a, s, strlen(s)) : NULL; }
+
+char *aw_rt_path_from(const aw_allocator *a, const char *base_dir, const char *p, size_t n)
+{
+    aw_buf b;
+    aw_buf_init(&b, a);
+    int rc = 0;
+    if ((n == 0 || p[0] != '/') && base_dir && *base_dir)
+        rc = aw_buf_append_str(&b, base_dir) || aw_buf_putc(&b, '/');
+    if (rc || aw_buf_append(&b, p, n) || aw_buf_reserve(&b, 1)) {
+        aw_buf_free(&b);
+        return NULL;
+    }
+    return aw_buf_detach(&b, NULL);
+}
+
+char *aw_rt_env_entry(const aw_allocator *a, const char *name, size_t name_len, const char *value, size_t value_len)
+{
+    aw_buf b;
+    aw_buf_init(&b, a);
+    if (aw_buf_append(&b, name, name_len) || aw_buf_putc(&b, '=') || aw_buf_append(&b, value, value_len)) {
+        aw_buf_free(&b);
+        return NULL;
+    }
+    return aw_buf_detach(&b, NULL);
+}
+
+void aw_rt_strv_free(const aw_allocator *a, char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        aw_free(a, v[i]);
+    aw_free(a, v);
+}

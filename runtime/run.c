@@ -16,6 +16,9 @@
 #define DEFAULT_MAX_TURNS 10
 
 static void tools_ready(void *ctx);
+static void tools_changed(void *ctx);
+static int build_tools(aw_run *r);
+static int make_transport(aw_run *r);
 #define THREAD_TAIL "\n</thread>"
 
 int64_t aw__run_now(const aw_run *r)
@@ -174,10 +177,12 @@ void aw_run_free(aw_run *r)
     aw__run_free_calls(r);
     aw_free(a, r->calls);
     aw_timer_free(r->run_timer);
-    aw_timer_free(r->finish_timer);
-    aw_timer_free(r->start_timer);
-    if (r->cfg.tools)
+    aw_timer_free(r->wake);
+    aw_timer_free(r->tools_wait);
+    if (r->cfg.tools) {
         aw_toolbox_forget(r->cfg.tools, tools_ready, r);
+        aw_toolbox_on_change(r->cfg.tools, NULL, NULL);
+    }
     aw_extractor_free(r->x);
     aw_transport_free(r->transport);
     aw_free(a, r->tool_defs);
@@ -212,11 +217,8 @@ const aw_run_result *aw_run_result_of(const aw_run *r) { return r->finished ? &r
 
 /* ---- ending ---------------------------------------------------------------------- */
 
-static void call_done(void *ctx)
+static void call_done(aw_run *r)
 {
-    aw_run *r = ctx;
-    aw_timer_free(r->finish_timer);
-    r->finish_timer = NULL;
     r->finished = true;
     if (r->done)
         r->done(r->done_ctx, r, &r->result);
@@ -237,6 +239,8 @@ static void finish(aw_run *r, const char *stop_reason, bool partial)
     r->result.status = r->final.status;
     r->result.format = r->final.format;
     r->result.content = (aw_text){r->final.content.data ? r->final.content.data : "", r->final.content.len};
+    if (r->result.synthesized && !r->final.content.len) /* no memory to keep the reason */
+        r->result.content = (aw_text){r->synthesized_why, strlen(r->synthesized_why)};
     r->result.json = r->final.json ? aw_json_doc_root(r->final.json) : NULL;
     r->result.stop_reason = r->result_stop;
     r->result.turns = r->turn;
@@ -248,51 +252,50 @@ static void finish(aw_run *r, const char *stop_reason, bool partial)
     aw_json_doc *d = aw_json_doc_new(r->alloc);
     aw_json_value *ev = d ? aw__event_new(d, "completion", r->turn) : NULL;
     static const char *const st[] = {"success", "failure", "partial"};
-    if (ev && !aw_json_object_set_string(d, ev, "result", r->result.content.ptr, r->result.content.len) &&
-        !aw_json_object_set_string(d, ev, "status", st[r->result.status], strlen(st[r->result.status])) &&
-        !aw_json_object_set_bool(d, ev, "verified", false))
-        aw__emit_event(r, d, ev);
+    bool lost = !ev || aw_json_object_set_string(d, ev, "result", r->result.content.ptr, r->result.content.len) ||
+                aw_json_object_set_string(d, ev, "status", st[r->result.status], strlen(st[r->result.status])) ||
+                aw_json_object_set_bool(d, ev, "verified", false) || aw__emit_event(r, d, ev);
     aw_json_doc_free(d);
 
     /* The final report's accounting row (seed 001: agent__final_report_xml
      * for the XML report). */
-    if (r->final.command && !r->result.synthesized) {
+    if (r->final.command && strcmp(r->final.command, "text") != 0 && !r->result.synthesized) {
         d = aw_json_doc_new(r->alloc);
         aw_json_value *row = d ? aw_json_new_object(d) : NULL;
         bool xml = strcmp(r->final.command, AW_COMMAND_FINAL_XML) == 0;
-        if (row && !aw_json_object_set_string(d, row, "kind", "tool", 4) &&
-            !aw_json_object_set_string(d, row, "source", xml ? "xml" : "native", xml ? 3 : 6) &&
-            !aw_json_object_set_string(d, row, "command", r->final.command, strlen(r->final.command)) &&
-            (!xml || !aw_json_object_set_string(d, row, "slot", "FINAL", 5)) &&
-            !aw_json_object_set_string(d, row, "status", st[r->result.status], strlen(st[r->result.status])) &&
-            !aw_json_object_set_int(d, row, "latency_ms", 0) &&
-            !aw_json_object_set_int(d, row, "request_bytes", (int64_t)r->final.content.len) &&
-            !aw_json_object_set_int(d, row, "response_bytes", 0))
-            aw__emit_accounting(r, d, row);
+        lost = lost || !row || aw_json_object_set_string(d, row, "kind", "tool", 4) ||
+               aw_json_object_set_string(d, row, "source", xml ? "xml" : "native", xml ? 3 : 6) ||
+               aw_json_object_set_string(d, row, "command", r->final.command, strlen(r->final.command)) ||
+               (xml && aw_json_object_set_string(d, row, "slot", "FINAL", 5)) ||
+               aw_json_object_set_string(d, row, "status", st[r->result.status], strlen(st[r->result.status])) ||
+               aw_json_object_set_int(d, row, "latency_ms", 0) ||
+               aw_json_object_set_int(d, row, "request_bytes", (int64_t)r->final.content.len) ||
+               aw_json_object_set_int(d, row, "response_bytes", 0) || aw__emit_accounting(r, d, row);
         aw_json_doc_free(d);
     }
 
     d = aw_json_doc_new(r->alloc);
     aw_json_value *status = d ? aw_json_new_object(d) : NULL;
-    if (status && !aw_json_object_set_string(d, status, "event", "status", 6) &&
-        !aw_json_object_set_string(d, status, "stop_reason", stop_reason, strlen(stop_reason)) &&
-        !aw_json_object_set_int(d, status, "step_count", r->turn) &&
-        (r->result.status == AW_RUN_SUCCESS
-             ? !aw_json_object_set_null(d, status, "error_message")
-             : !aw_json_object_set_string(d, status, "error_message", r->result.content.ptr,
-                                          r->result.content.len > 500 ? 500 : r->result.content.len)) &&
-        !aw_json_object_set_string(d, status, "last_response", r->result.content.ptr,
-                                   r->result.content.len > 500 ? 500 : r->result.content.len))
-        aw__emit_runtime(r, d, status);
+    lost = lost || !status || aw_json_object_set_string(d, status, "event", "status", 6) ||
+           aw_json_object_set_string(d, status, "stop_reason", stop_reason, strlen(stop_reason)) ||
+           aw_json_object_set_int(d, status, "step_count", r->turn) ||
+           (r->result.status == AW_RUN_SUCCESS
+                ? aw_json_object_set_null(d, status, "error_message")
+                : aw_json_object_set_string(d, status, "error_message", r->result.content.ptr,
+                                            r->result.content.len > 500 ? 500 : r->result.content.len)) ||
+           aw_json_object_set_string(d, status, "last_response", r->result.content.ptr,
+                                     r->result.content.len > 500 ? 500 : r->result.content.len) ||
+           aw__emit_runtime(r, d, status);
     aw_json_doc_free(d);
+    /* The run ends anyway; its report stands, the records lack its end. */
+    if (lost)
+        aw__run_log(r, AW_LOG_ERROR, "out of memory writing the run's last records");
 
     aw_error err;
     r->step_partial = partial;
     if (aw__step_end(r, true, &err))
         aw__run_log(r, AW_LOG_ERROR, "the run's records could not be kept: %s", err.message);
-    r->finish_timer = aw_loop_timer(r->loop, 0, call_done, r);
-    if (!r->finish_timer)
-        call_done(r);
+    aw__run_wake(r, WAKE_DONE);
 }
 
 void aw__run_fail(aw_run *r, const char *stop_reason, const char *fmt, ...)
@@ -339,18 +342,45 @@ static int available_tools(aw_run *r, aw_json_doc *d, aw_json_value *ev)
     return list && !aw_json_object_set(d, ev, "available_tools", 15, list) ? 0 : AW_ENOMEM;
 }
 
-static void next_turn_now(void *ctx)
+#define TOOLS_WAIT_MS 5000
+
+static void tools_wait_over(void *ctx)
 {
     aw_run *r = ctx;
-    aw_timer_free(r->finish_timer);
-    r->finish_timer = NULL;
-    aw__run_next_turn(r);
+    aw_timer_free(r->tools_wait);
+    r->tools_wait = NULL;
+    r->tools_waited = true;
+    aw__run_log(r, AW_LOG_WARN, "a changed tool list did not arrive within %d ms; going on with the old one",
+                TOOLS_WAIT_MS);
+    aw__run_wake(r, WAKE_NEXT_TURN);
 }
 
 void aw__run_next_turn(aw_run *r)
 {
     if (r->finishing)
         return;
+    /* A server said its tools changed and is sending the new list (the
+     * call that changed them may have been this very turn's): wait for it,
+     * a little, so the next request offers what is there. */
+    if (r->cfg.tools && aw_toolbox_refreshing(r->cfg.tools) && !r->tools_waited) {
+        if (!r->tools_wait && !(r->tools_wait = aw_loop_timer(r->loop, TOOLS_WAIT_MS, tools_wait_over, r)))
+            aw__run_fail(r, "error", "out of memory");
+        return;
+    }
+    r->tools_waited = false;
+    aw_timer_free(r->tools_wait);
+    r->tools_wait = NULL;
+    /* The toolbox said its tools changed (an MCP server's list_changed):
+     * the new list is offered from this turn on, between turns, never
+     * under a reply that is being read. */
+    if (r->tools_changed) {
+        r->tools_changed = false;
+        if (build_tools(r) || make_transport(r)) {
+            aw__run_fail(r, "error", "out of memory rebuilding the tool list");
+            return;
+        }
+        aw__run_log(r, AW_LOG_INFO, "the tool list changed: %zu tools offered", r->tool_def_count);
+    }
     r->turn++;
     r->info.turn = r->turn;
     r->model_index = 0;
@@ -409,8 +439,15 @@ void aw__run_end_turn(aw_run *r)
                                             {c->tool, strlen(c->tool)},
                                             {c->args_text, strlen(c->args_text)}};
         }
+        /* With calls recovered from the text, the history shows what the
+         * server should have made of the reply: the text without their
+         * markup, and the calls as native ones. */
+        bool recovered = false;
+        for (size_t i = 0; i < r->ncalls; i++)
+            recovered = recovered || r->calls[i].recovered;
+        const aw_buf *text = recovered ? &r->visible : &r->reply;
         aw_chat_msg m = {.role = AW_CHAT_ASSISTANT,
-                         .content = {r->reply.data ? r->reply.data : "", r->reply.len},
+                         .content = {text->data ? text->data : "", text->len},
                          .calls = calls,
                          .call_count = n};
         int rc = aw__chat_append(r, &m);
@@ -427,6 +464,8 @@ void aw__run_end_turn(aw_run *r)
         r->rejections == 0 && r->visible.len && !blank(r->visible.data, r->visible.len) && aw__final_from_text(r))
         goto oom;
     if (r->final.have && aw__final_check_contract(r) == AW_ENOMEM)
+        goto oom;
+    if (r->turn >= r->cfg.budgets.max_turns && aw__run_refuse_tools(r, LAST_TURN_REFUSAL))
         goto oom;
     if (!r->final.have && r->ncalls == 0 && r->rejections == 0 && r->feedback.len == 0) {
         const char *nudge = aw_transport_mode_of(r->transport) == AW_TRANSPORT_NATIVE
@@ -464,7 +503,8 @@ static int continuation_events(aw_run *r, bool go, const char *stop_reason, cons
              aw_json_object_set_string(d, cont, "resolved_by", resolved_by, strlen(resolved_by)) ||
              aw_json_object_set_int(d, usage, "prompt", r->turn_usage.input_tokens) ||
              aw_json_object_set_int(d, usage, "completion", r->turn_usage.output_tokens) ||
-             aw_json_object_set_int(d, usage, "total", r->turn_usage.input_tokens + r->turn_usage.output_tokens) ||
+             aw_json_object_set_int(d, usage, "total",
+                                    aw__add_count(r->turn_usage.input_tokens, r->turn_usage.output_tokens)) ||
              aw_json_object_set_string(d, ev, "event", "step_completed", 14) ||
              aw_json_object_set_int(d, ev, "step_number", r->turn) ||
              aw_json_object_set_bool(d, ev, "has_tool_calls", r->ncalls > 0) ||
@@ -479,7 +519,7 @@ static int continuation_events(aw_run *r, bool go, const char *stop_reason, cons
     aw_json_value *evals = aw_json_new_array(d);
     struct criterion {
         const char *criterion, *decision, *why;
-    } crit[3];
+    } crit[4];
     size_t n = 0;
     char steps_why[96];
     snprintf(steps_why, sizeof steps_why, "turn %u of %u", r->turn, r->cfg.budgets.max_turns);
@@ -488,6 +528,15 @@ static int continuation_events(aw_run *r, bool go, const char *stop_reason, cons
                                   r->final.have ? "a final report was accepted" : "no final report yet"};
     crit[n++] = (struct criterion){"ToolCallPresenceCheck", r->ncalls ? "request" : "allow",
                                   r->ncalls ? "tool calls were made" : "no tool calls"};
+    /* The deciding criterion gives the decision's reason (the envelope
+     * has no field for it beside the evaluations). */
+    size_t k = 0;
+    while (k < n && strcmp(crit[k].criterion, resolved_by) != 0)
+        k++;
+    if (k == n)
+        crit[n++] = (struct criterion){resolved_by, go ? "allow" : "stop", reason};
+    else
+        crit[k].why = reason;
     for (size_t i = 0; !rc && i < n; i++) {
         aw_json_value *e = aw_json_new_object(d);
         rc = !e || aw_json_object_set_string(d, e, "criterion", crit[i].criterion, strlen(crit[i].criterion)) ||
@@ -499,7 +548,6 @@ static int continuation_events(aw_run *r, bool go, const char *stop_reason, cons
          aw_json_object_set_int(d, c, "step_number", r->turn) || aw_json_object_set_bool(d, c, "should_continue", go) ||
          aw_json_object_set_string(d, c, "stop_reason", stop_reason, strlen(stop_reason)) ||
          aw_json_object_set_string(d, c, "resolved_by", resolved_by, strlen(resolved_by)) ||
-         aw_json_object_set_string(d, c, "reason", reason, strlen(reason)) ||
          aw_json_object_set(d, c, "evaluations", 11, evals) || aw__emit_runtime(r, d, c);
     aw_json_doc_free(d);
     return rc ? AW_ENOMEM : 0;
@@ -556,9 +604,7 @@ void aw__run_end_tools(aw_run *r)
         aw__run_fail(r, "error", "the run's records could not be kept: %s", err.message);
         return;
     }
-    r->finish_timer = aw_loop_timer(r->loop, 0, next_turn_now, r);
-    if (!r->finish_timer)
-        goto oom;
+    aw__run_wake(r, WAKE_NEXT_TURN);
     return;
 oom:
     aw__run_fail(r, "error", "out of memory at the end of turn %u", r->turn);
@@ -573,6 +619,8 @@ static const char final_report_schema[] =
     "\"required\":[\"status\",\"content\"]}";
 static const char ask_human_schema[] =
     "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"}},\"required\":[\"question\"]}";
+static const char progress_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"progress\":{\"type\":\"string\"}},\"required\":[\"progress\"]}";
 
 /* The tools the model is offered: the toolbox's, and the run's own. */
 static int build_tools(aw_run *r)
@@ -580,7 +628,7 @@ static int build_tools(aw_run *r)
     size_t n = 0;
     const aw_tool_def *box = r->cfg.tools ? aw_toolbox_defs(r->cfg.tools, &n) : NULL;
     aw_free(r->alloc, r->tool_defs);
-    r->tool_defs = aw_malloc(r->alloc, (n + 2) * sizeof *r->tool_defs);
+    r->tool_defs = aw_malloc(r->alloc, (n + 3) * sizeof *r->tool_defs);
     if (!r->tool_defs)
         return AW_ENOMEM;
     if (n)
@@ -588,11 +636,11 @@ static int build_tools(aw_run *r)
     r->tool_def_count = n;
     if (!r->builtin_schemas) {
         aw_json_read_options ro = {.alloc = r->alloc};
-        aw_buf both;
-        aw_buf_init(&both, r->alloc);
-        int rc = aw_buf_printf(&both, "[%s,%s]", final_report_schema, ask_human_schema) ||
-                 aw_json_parse(both.data, both.len, &ro, &r->builtin_schemas, NULL);
-        aw_buf_free(&both);
+        aw_buf all;
+        aw_buf_init(&all, r->alloc);
+        int rc = aw_buf_printf(&all, "[%s,%s,%s]", final_report_schema, ask_human_schema, progress_schema) ||
+                 aw_json_parse(all.data, all.len, &ro, &r->builtin_schemas, NULL);
+        aw_buf_free(&all);
         if (rc)
             return AW_ENOMEM;
     }
@@ -603,6 +651,14 @@ static int build_tools(aw_run *r)
         r->tool_defs[r->tool_def_count++] = (aw_tool_def){{AW_TOOL_FINAL_REPORT, strlen(AW_TOOL_FINAL_REPORT)},
                                                           {desc, strlen(desc)},
                                                           aw_json_at(schemas, 0)};
+    }
+    /* Progress travels as the tools do: a tag in xml (the notice's
+     * PROGRESS slot), a native call otherwise (seed 001). */
+    if (r->cfg.transport != AW_TRANSPORT_XML) {
+        static const char desc[] = "Tell the user what you are doing now, in a sentence; it is shown, not executed.";
+        r->tool_defs[r->tool_def_count++] = (aw_tool_def){{AW_TOOL_PROGRESS, strlen(AW_TOOL_PROGRESS)},
+                                                          {desc, strlen(desc)},
+                                                          aw_json_at(schemas, 2)};
     }
     if (r->cfg.interactive) {
         static const char desc[] = "Ask the human a question and wait for the answer.";
@@ -615,8 +671,13 @@ static int build_tools(aw_run *r)
 
 static int make_transport(aw_run *r)
 {
+    /* A rebuilt transport (the tools changed) keeps the session's nonce. */
+    char kept[16] = "";
+    if (r->transport)
+        snprintf(kept, sizeof kept, "%s", aw_transport_nonce(r->transport));
     aw_transport_free(r->transport);
-    const char *nonce = r->cfg.nonce;
+    r->transport = NULL;
+    const char *nonce = kept[0] ? kept : r->cfg.nonce;
     const aw_json_value *rn = aw_json_get(r->cfg.resume, "nonce");
     if (!nonce && aw_json_is_string(rn))
         nonce = rn->u.str.ptr;
@@ -628,6 +689,7 @@ static int make_transport(aw_run *r)
         .final_schema = r->cfg.final_schema,
         .tools = r->tool_defs,
         .tool_count = r->tool_def_count,
+        .dialects = r->cfg.transport == AW_TRANSPORT_XML ? 0 : r->cfg.recover_calls,
         .alloc = r->alloc,
     };
     aw_error err;
@@ -714,11 +776,24 @@ static int restore(aw_run *r)
     return 0;
 }
 
+static void tools_changed(void *ctx)
+{
+    aw_run *r = ctx;
+    r->tools_changed = true;
+    if (r->tools_wait) {
+        aw_timer_free(r->tools_wait);
+        r->tools_wait = NULL;
+        aw__run_wake(r, WAKE_NEXT_TURN);
+    }
+}
+
 static void tools_ready(void *ctx)
 {
     aw_run *r = ctx;
     if (r->finishing)
         return;
+    if (r->cfg.tools)
+        aw_toolbox_on_change(r->cfg.tools, tools_changed, r);
     if (build_tools(r) || make_transport(r)) {
         aw__run_fail(r, "error", "could not set up the tool transport (out of memory or a bad nonce)");
         return;
@@ -748,12 +823,35 @@ oom:
     aw__run_fail(r, "error", "out of memory starting the run");
 }
 
-static void start_without_tools(void *ctx)
+static void wake_up(void *ctx)
 {
     aw_run *r = ctx;
-    aw_timer_free(r->start_timer);
-    r->start_timer = NULL;
-    tools_ready(r);
+    run_wake_job job = (run_wake_job)r->wake_job;
+    r->wake_job = WAKE_NONE;
+    switch (job) {
+    case WAKE_NONE:
+        return;
+    case WAKE_START:
+        tools_ready(r);
+        return;
+    case WAKE_NEXT_TURN:
+        aw__run_next_turn(r);
+        return;
+    case WAKE_REPLY_FAILED:
+        aw__run_fail(r, "error", "turn %u: out of memory reading the reply", r->turn);
+        return;
+    case WAKE_DONE:
+        call_done(r);
+        return;
+    }
+}
+
+void aw__run_wake(aw_run *r, run_wake_job job)
+{
+    if (job <= (run_wake_job)r->wake_job)
+        return;
+    r->wake_job = job;
+    aw_timer_reset(r->wake, 0);
 }
 
 int aw_run_start(aw_run *r, aw_run_done_fn done, void *ctx)
@@ -764,12 +862,15 @@ int aw_run_start(aw_run *r, aw_run_done_fn done, void *ctx)
     r->done = done;
     r->done_ctx = ctx;
     r->started_ms = aw__run_now(r);
+    /* armed at once, it fires with nothing to do unless a job came */
+    if (!(r->wake = aw_loop_timer(r->loop, 0, wake_up, r)))
+        return AW_ENOMEM;
     if (r->cfg.budgets.timeout_ms > 0 &&
         !(r->run_timer = aw_loop_timer(r->loop, r->cfg.budgets.timeout_ms, run_timed_out, r)))
         return AW_ENOMEM;
     if (r->cfg.tools)
         return aw_toolbox_start(r->cfg.tools, tools_ready, r);
     /* no toolbox: the first turn still starts from the loop */
-    r->start_timer = aw_loop_timer(r->loop, 0, start_without_tools, r);
-    return r->start_timer ? 0 : AW_ENOMEM;
+    aw__run_wake(r, WAKE_START);
+    return 0;
 }

@@ -213,7 +213,7 @@ static aw_json_value *state_json(aw_run *r, aw_json_doc *d, bool final)
     if (rc || !usage || !exec || !msgs ||
         aw_json_object_set_int(d, usage, "prompt", r->usage.input_tokens) ||
         aw_json_object_set_int(d, usage, "completion", r->usage.output_tokens) ||
-        aw_json_object_set_int(d, usage, "total", r->usage.input_tokens + r->usage.output_tokens) ||
+        aw_json_object_set_int(d, usage, "total", aw__add_count(r->usage.input_tokens, r->usage.output_tokens)) ||
         aw_json_object_set_string(d, exec, "started_at", started.data, started.len) ||
         aw_json_object_set_string(d, exec, "updated_at", updated.data, updated.len) ||
         aw_json_object_set_number(d, exec, "cumulative_seconds", r->prior_seconds + (double)elapsed / 1000.0) ||

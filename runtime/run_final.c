@@ -170,7 +170,8 @@ void aw__final_synthesize(aw_run *r, const char *why)
 {
     run_final *f = &r->final;
     aw_buf_clear(&f->content);
-    aw_buf_append_str(&f->content, why);
+    snprintf(r->synthesized_why, sizeof r->synthesized_why, "%s", why);
+    aw_buf_append_str(&f->content, why); /* else the run's copy above serves */
     aw_json_doc_free(f->json);
     f->json = NULL;
     f->have = true;

@@ -13,6 +13,7 @@
 #include "internal/run_impl.h"
 
 #define RETRY_CAP_MS 30000
+#define DEFAULT_MAX_CALLS 10 /* as the transport's */
 
 void aw__run_reset_reply(aw_run *r)
 {
@@ -25,6 +26,8 @@ void aw__run_reset_reply(aw_run *r)
     r->native_doc = NULL;
     r->native = NULL;
     r->rejections = 0;
+    r->rejections_answered = 0;
+    r->native_tool_calls = 0;
     r->reply_failed = false;
     r->first_byte_ms = 0;
     memset(&r->turn_usage, 0, sizeof r->turn_usage);
@@ -64,9 +67,13 @@ static int stream_chunk(aw_run *r, const char *p, size_t n)
     return rc;
 }
 
-static int on_extracted(void *ctx, const aw_x_event *ev)
+static unsigned max_calls(const aw_run *r)
 {
-    aw_run *r = ctx;
+    return r->cfg.budgets.max_calls_per_turn ? r->cfg.budgets.max_calls_per_turn : DEFAULT_MAX_CALLS;
+}
+
+static int extracted(aw_run *r, const aw_x_event *ev)
+{
     switch (ev->kind) {
     case AW_X_TEXT:
         if (aw_buf_append(&r->visible, ev->text.ptr, ev->text.len))
@@ -91,7 +98,24 @@ static int on_extracted(void *ctx, const aw_x_event *ev)
                 id = (aw_text){idv->u.str.ptr, idv->u.str.len};
             r->native_answered = true;
         }
-        return aw__run_add_call(r, kind, c->tool, id, c->slot, c->source, c->args, native) ? 0 : AW_ENOMEM;
+        /* A call recovered from the text (a server that did not parse its
+         * model's dialect) stands for the native call it should have been:
+         * answered by a tool message, counted like one. */
+        bool recovered = strcmp(c->source, "recovered") == 0;
+        run_call *added = aw__run_add_call(r, kind, c->tool, id, c->slot, c->source, c->args, native || recovered);
+        if (!added)
+            return AW_ENOMEM;
+        added->recovered = recovered;
+        added->dialect = c->dialect;
+        /* The slots bound xml calls; native ones are counted here. */
+        if ((native || recovered) && (kind == CALL_TOOL || kind == CALL_ASK) &&
+            ++r->native_tool_calls > max_calls(r)) {
+            added->kind = CALL_REJECTED;
+            if (aw_buf_printf(&added->output, "(tool failed: not run: more than %u tool calls in one turn)",
+                              max_calls(r)))
+                return AW_ENOMEM;
+        }
+        return 0;
     }
     case AW_X_FINAL:
         return aw__final_from_xml(r, ev->final);
@@ -108,7 +132,29 @@ static int on_extracted(void *ctx, const aw_x_event *ev)
     }
 }
 
+/* An event the run cannot keep (out of memory) stops the extractor, which
+ * then reports only that it was stopped: the flag tells the rest. */
+static int on_extracted(void *ctx, const aw_x_event *ev)
+{
+    aw_run *r = ctx;
+    int rc = extracted(r, ev);
+    if (rc)
+        r->reply_failed = true;
+    return rc;
+}
+
 /* ---- the provider's callbacks ----------------------------------------------------- */
+
+/* The reply cannot be kept (out of memory): stop the request. A stop asked
+ * from a callback ends the call without on_done, and the provider frees it
+ * once it has unwound, so the run forgets it now and fails from the loop. */
+static int reply_failed(aw_run *r)
+{
+    r->reply_failed = true;
+    r->mcall = NULL;
+    aw__run_wake(r, WAKE_REPLY_FAILED);
+    return 1;
+}
 
 static int on_text(void *ctx, const char *p, size_t n)
 {
@@ -121,7 +167,7 @@ static int on_text(void *ctx, const char *p, size_t n)
         aw_error err;
         int rc = aw_extractor_feed(r->x, p, n, on_extracted, r, &err);
         if (rc) {
-            if (rc == AW_ENOMEM)
+            if (rc == AW_ENOMEM || r->reply_failed)
                 goto oom;
             aw__run_log(r, AW_LOG_ERROR, "turn %u: %s", r->turn, err.message);
         }
@@ -132,8 +178,7 @@ static int on_text(void *ctx, const char *p, size_t n)
     aw__emit_progress(r, "streaming");
     return 0;
 oom:
-    r->reply_failed = true;
-    return 1;
+    return reply_failed(r);
 }
 
 static int on_tool_call(void *ctx, const aw_chat_call *call)
@@ -162,8 +207,7 @@ static int on_tool_call(void *ctx, const aw_chat_call *call)
         goto oom;
     return 0;
 oom:
-    r->reply_failed = true;
-    return 1;
+    return reply_failed(r);
 }
 
 static void on_done(void *ctx, const aw_model_result *res);
@@ -195,11 +239,20 @@ static void retry_now(void *ctx)
         aw__run_fail(r, "error", "could not send the request: out of memory");
 }
 
-static void accounting_request(aw_run *r, const aw_model_result *res)
+/* The wait before retrying a failed request, or -1 when it is not retried. */
+static int64_t retry_wait(const aw_run *r, const aw_model_result *res)
+{
+    unsigned max = r->cfg.budgets.no_retries ? 0 : r->cfg.budgets.max_retries ? r->cfg.budgets.max_retries : 3;
+    return res->code && res->retryable && r->attempt <= max ? backoff_ms(r, res) : -1;
+}
+
+/* retry_in: the wait before the retry this failure gets (-1: none), so
+ * the accounting shows the backoff and Retry-After decisions. */
+static int accounting_request(aw_run *r, const aw_model_result *res, int64_t retry_in)
 {
     aw_json_doc *d = aw_json_doc_new(r->alloc);
     if (!d)
-        return;
+        return AW_ENOMEM;
     aw_json_value *row = aw_json_new_object(d);
     aw_provider *p = r->cfg.models[r->model_index];
     const char *status = res->code ? "failed" : "ok";
@@ -222,71 +275,77 @@ static void accounting_request(aw_run *r, const aw_model_result *res)
                 aw_json_object_set_string(d, row, "stop_reason", res->stop_reason.ptr, res->stop_reason.len)) ||
                (res->http_status && aw_json_object_set_int(d, row, "http_status", res->http_status)) ||
                (res->error && aw_json_object_set_string(d, row, "error", res->error, strlen(res->error))) ||
+               (retry_in >= 0 && aw_json_object_set_int(d, row, "retry_in_ms", retry_in)) ||
                aw_json_object_set_int(d, row, "response_bytes", (int64_t)r->reply.len);
-    if (!bad)
-        aw__emit_accounting(r, d, row);
+    int rc = bad ? AW_ENOMEM : aw__emit_accounting(r, d, row);
     aw_json_doc_free(d);
+    return rc;
 }
 
-/* --record: the reply as replay:FILE plays it. */
-static void report_reply(aw_run *r, const aw_model_result *res)
+/* --record: the reply as replay:FILE plays it. A reply that cannot be
+ * written ends the run: a recording with a hole would not play back. */
+static int report_reply(aw_run *r, const aw_model_result *res)
 {
     bool any = false;
     for (size_t i = 0; i < r->cfg.observer_count && !any; i++)
         any = r->observers[i].on_reply != NULL;
     if (!any)
-        return;
+        return 0;
     aw_json_doc *d = aw_json_doc_new(r->alloc);
     aw_json_value *o = d ? aw_json_new_object(d) : NULL;
-    if (!o || aw_json_object_set_string(d, o, "text", r->reply.data ? r->reply.data : "", r->reply.len)) {
-        aw_json_doc_free(d);
-        return;
-    }
-    if (r->native) {
+    bool bad = !o || aw_json_object_set_string(d, o, "text", r->reply.data ? r->reply.data : "", r->reply.len);
+    if (!bad && r->native) {
         aw_json_value *calls = aw_json_new_array(d);
-        for (size_t i = 0; calls && i < aw_json_count(r->native); i++) {
+        bad = !calls;
+        for (size_t i = 0; !bad && i < aw_json_count(r->native); i++) {
             const aw_json_value *n = aw_json_at(r->native, i);
             const aw_json_value *f = aw_json_get(n, "function");
             aw_json_value *c = aw_json_new_object(d);
-            if (!c || aw_json_object_set(d, c, "id", 2, aw_json_get(n, "id")) ||
-                aw_json_object_set(d, c, "name", 4, aw_json_get(f, "name")) ||
-                aw_json_object_set(d, c, "arguments", 9, aw_json_get(f, "arguments")) || aw_json_array_push(d, calls, c))
-                calls = NULL;
+            bad = !c || aw_json_object_set(d, c, "id", 2, aw_json_get(n, "id")) ||
+                  aw_json_object_set(d, c, "name", 4, aw_json_get(f, "name")) ||
+                  aw_json_object_set(d, c, "arguments", 9, aw_json_get(f, "arguments")) ||
+                  aw_json_array_push(d, calls, c);
         }
-        if (calls)
-            aw_json_object_set(d, o, "tool_calls", 10, calls);
+        bad = bad || aw_json_object_set(d, o, "tool_calls", 10, calls);
     }
-    if (res->has_usage) {
+    if (!bad && res->has_usage) {
         aw_json_value *u = aw__usage_json(d, &res->usage);
-        if (u)
-            aw_json_object_set(d, o, "usage", 5, u);
+        bad = !u || aw_json_object_set(d, o, "usage", 5, u);
     }
-    if (res->stop_reason.len)
-        aw_json_object_set_string(d, o, "stop_reason", res->stop_reason.ptr, res->stop_reason.len);
-    for (size_t i = 0; i < r->cfg.observer_count; i++)
+    if (!bad && res->stop_reason.len)
+        bad = aw_json_object_set_string(d, o, "stop_reason", res->stop_reason.ptr, res->stop_reason.len);
+    for (size_t i = 0; !bad && i < r->cfg.observer_count; i++)
         if (r->observers[i].on_reply)
             r->observers[i].on_reply(r->observers[i].ctx, &r->info, o);
     aw_json_doc_free(d);
+    return bad ? AW_ENOMEM : 0;
+}
+
+int64_t aw__add_count(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
 }
 
 static void add_usage(aw_model_usage *into, const aw_model_usage *u)
 {
-    into->input_tokens += u->input_tokens;
-    into->output_tokens += u->output_tokens;
-    into->cache_read_tokens += u->cache_read_tokens;
-    into->cache_write_tokens += u->cache_write_tokens;
-    into->reasoning_tokens += u->reasoning_tokens;
+    into->input_tokens = aw__add_count(into->input_tokens, u->input_tokens);
+    into->output_tokens = aw__add_count(into->output_tokens, u->output_tokens);
+    into->cache_read_tokens = aw__add_count(into->cache_read_tokens, u->cache_read_tokens);
+    into->cache_write_tokens = aw__add_count(into->cache_write_tokens, u->cache_write_tokens);
+    into->reasoning_tokens = aw__add_count(into->reasoning_tokens, u->reasoning_tokens);
     if (u->cost_usd >= 0)
         into->cost_usd = (into->cost_usd < 0 ? 0 : into->cost_usd) + u->cost_usd;
 }
 
 /* A failed request: retry, fall back, or end the run. */
-static void request_failed(aw_run *r, const aw_model_result *res)
+static void request_failed(aw_run *r, const aw_model_result *res, int64_t wait)
 {
     unsigned max = r->cfg.budgets.no_retries ? 0 : r->cfg.budgets.max_retries ? r->cfg.budgets.max_retries : 3;
-    aw_provider *p = r->cfg.models[r->model_index];
-    if (res->retryable && r->attempt <= max) {
-        int64_t wait = backoff_ms(r, res);
+    if (wait >= 0) {
         aw__run_log(r, AW_LOG_WARN, "%s (attempt %u of %u); retrying in %.1f s", res->error, r->attempt, max + 1,
                     (double)wait / 1000.0);
         aw__run_reset_reply(r);
@@ -309,8 +368,26 @@ static void request_failed(aw_run *r, const aw_model_result *res)
             aw__run_fail(r, "error", "out of memory");
         return;
     }
-    (void)p;
     aw__run_fail(r, res->retryable ? "retry_limit" : "error", "the model request failed: %s", res->error);
+}
+
+static void drop_recovered(aw_run *r)
+{
+    size_t k = 0, dropped = 0;
+    for (size_t i = 0; i < r->ncalls; i++) {
+        if (r->calls[i].recovered) {
+            aw__run_free_call(r, &r->calls[i]);
+            dropped++;
+            continue;
+        }
+        r->calls[k++] = r->calls[i];
+    }
+    r->ncalls = k;
+    if (dropped) {
+        r->native_tool_calls -= dropped < r->native_tool_calls ? dropped : r->native_tool_calls;
+        aw__run_log(r, AW_LOG_INFO, "turn %u: %zu call%s in the text left aside: the reply made native calls", r->turn,
+                    dropped, dropped == 1 ? "" : "s");
+    }
 }
 
 /* Native call i through the extractor alone, so that its id is known when
@@ -337,9 +414,21 @@ static int native_call(aw_run *r, size_t i, aw_error *err)
     const aw_json_value *nm = aw_json_get(aw_json_get(n, "function"), "name");
     aw_text id = aw_json_is_string(idv) ? (aw_text){idv->u.str.ptr, idv->u.str.len} : (aw_text){"", 0};
     aw_text name = aw_json_is_string(nm) ? (aw_text){nm->u.str.ptr, nm->u.str.len} : (aw_text){"", 0};
-    run_call *c = aw__run_add_call(r, CALL_REJECTED, name, id, (aw_text){"", 0}, "native", NULL, true);
+    /* The records show the arguments as the model wrote them, when they
+     * are a JSON object at all (a refused call is often one that is). */
+    const aw_json_value *text = aw_json_get(aw_json_get(n, "function"), "arguments");
+    aw_json_doc *args = NULL;
+    aw_json_read_options ro = {.alloc = r->alloc};
+    if (aw_json_is_string(text) &&
+        aw_json_parse(text->u.str.ptr, text->u.str.len, &ro, &args, NULL) == AW_ENOMEM)
+        return aw_rt_error(err, AW_ENOMEM, "out of memory");
+    const aw_json_value *obj = args && aw_json_is_object(aw_json_doc_root(args)) ? aw_json_doc_root(args) : NULL;
+    run_call *c = aw__run_add_call(r, CALL_REJECTED, name, id, (aw_text){"", 0}, "native", obj, true);
+    aw_json_doc_free(args);
     if (!c)
         return aw_rt_error(err, AW_ENOMEM, "out of memory");
+    /* its tool message carries the reason: no TURN-FAILED line for it */
+    r->rejections_answered += r->rejections - before;
     const char *why = r->rejections > before && r->last_rejection.len ? r->last_rejection.data : "the call was refused";
     if (aw_buf_append_str(&c->output, why))
         return aw_rt_error(err, AW_ENOMEM, "out of memory");
@@ -350,17 +439,23 @@ static void on_done(void *ctx, const aw_model_result *res)
 {
     aw_run *r = ctx;
     r->mcall = NULL;
-    accounting_request(r, res);
+    /* a request that cannot be accounted for ends the run: the records
+     * would say less than what happened */
+    int64_t retry_in = retry_wait(r, res);
+    if (accounting_request(r, res, retry_in)) {
+        aw__run_fail(r, "error", "turn %u: out of memory recording the model request", r->turn);
+        return;
+    }
     if (res->has_usage) {
         add_usage(&r->usage, &res->usage);
         r->usage_known = true;
         r->turn_usage = res->usage;
         r->turn_has_usage = true;
-        r->context_base_tokens = res->usage.input_tokens + res->usage.output_tokens;
+        r->context_base_tokens = aw__add_count(res->usage.input_tokens, res->usage.output_tokens);
         r->context_base_bytes = r->chat ? aw_chat_bytes(r->chat) + r->reply.len : r->thread.len + r->reply.len;
     }
     if (res->code) {
-        request_failed(r, res);
+        request_failed(r, res, retry_in);
         return;
     }
     if (r->reply_failed) {
@@ -368,19 +463,31 @@ static void on_done(void *ctx, const aw_model_result *res)
         return;
     }
     snprintf(r->stop_reason, sizeof r->stop_reason, "%.*s", (int)res->stop_reason.len, res->stop_reason.ptr);
-    report_reply(r, res);
+    if (report_reply(r, res)) {
+        aw__run_fail(r, "error", "turn %u: out of memory recording the reply", r->turn);
+        return;
+    }
     aw_error err;
     aw_error_clear(&err);
     int rc = 0;
     if (r->x) {
         rc = aw_extractor_finish(r->x, r->stop_reason[0] ? r->stop_reason : NULL, on_extracted, r, &err);
+        /* Calls recovered from the text count only for a reply that made
+         * no native ones: a reply that did was parsed by its server. */
+        if (!rc && r->native && aw_json_count(r->native))
+            drop_recovered(r);
         for (size_t i = 0; !rc && r->native && i < aw_json_count(r->native); i++)
             rc = native_call(r, i, &err);
         const char *warning = aw_extractor_warning(r->x);
         if (warning)
             aw__run_log(r, AW_LOG_WARN, "turn %u: %s", r->turn, warning);
-        if (!rc)
+        /* TURN-FAILED lists what the model has no other answer to: when
+         * every rejection was a native call, each already has its tool
+         * message with the reason. */
+        if (!rc && r->rejections > r->rejections_answered)
             rc = aw_extractor_feedback(r->x, &r->feedback);
+        if (!rc && r->reply_failed)
+            rc = aw_rt_error(&err, AW_ENOMEM, "out of memory");
     }
     if (rc) {
         aw__run_fail(r, "error", "turn %u: reading the reply failed: %s", r->turn, err.message);
@@ -407,10 +514,18 @@ int aw__run_send(aw_run *r)
     int rc = 0;
     if (r->transport)
         rc = aw_transport_render_next(r->transport, r->turn, r->cfg.budgets.max_turns, &notice);
-    aw_chat_msg eph[1];
+    bool native = !r->transport || aw_transport_mode_of(r->transport) == AW_TRANSPORT_NATIVE;
+    bool last = r->turn >= r->cfg.budgets.max_turns;
+    aw_chat_msg eph[2];
     size_t neph = 0;
     if (!rc && notice.len)
         eph[neph++] = (aw_chat_msg){.role = AW_CHAT_USER, .content = {notice.data, notice.len}};
+    /* Native mode has no notice to say it: the last turn offers only the
+     * final report, and says so. */
+    static const char last_native[] = "This is the last turn: call " AW_TOOL_FINAL_REPORT
+                                      " with your final report now; other tools are not run.";
+    if (!rc && native && last)
+        eph[neph++] = (aw_chat_msg){.role = AW_CHAT_USER, .content = {last_native, strlen(last_native)}};
     aw_model_request req = {
         .system = {r->system_prompt ? r->system_prompt : "", r->system_prompt ? strlen(r->system_prompt) : 0},
         .ephemeral = eph,
@@ -429,6 +544,12 @@ int aw__run_send(aw_run *r)
     if (!r->transport || aw_transport_mode_of(r->transport) != AW_TRANSPORT_XML) {
         req.tools = r->tool_defs;
         req.tool_count = r->tool_def_count;
+        for (size_t i = 0; native && last && i < r->tool_def_count; i++)
+            if (r->tool_defs[i].name.len == strlen(AW_TOOL_FINAL_REPORT) &&
+                !memcmp(r->tool_defs[i].name.ptr, AW_TOOL_FINAL_REPORT, r->tool_defs[i].name.len)) {
+                req.tools = &r->tool_defs[i];
+                req.tool_count = 1;
+            }
     }
     r->request_started_ms = aw__run_now(r);
     aw_model_fns fns = {on_text, NULL, on_tool_call, on_done};

@@ -61,7 +61,7 @@ run_call *aw__run_add_call(aw_run *r, call_kind kind, aw_text tool, aw_text call
     return c;
 }
 
-static void free_call(aw_run *r, run_call *c)
+void aw__run_free_call(aw_run *r, run_call *c)
 {
     aw_tool_call_cancel(c->handle);
     c->handle = NULL;
@@ -76,7 +76,7 @@ static void free_call(aw_run *r, run_call *c)
 void aw__run_free_calls(aw_run *r)
 {
     for (size_t i = 0; i < r->ncalls; i++)
-        free_call(r, &r->calls[i]);
+        aw__run_free_call(r, &r->calls[i]);
     r->ncalls = 0;
     r->running = 0;
     r->asking = NULL;
@@ -115,7 +115,7 @@ static int64_t context_tokens(const aw_run *r, size_t extra)
         bytes += r->calls[i].output.len;
     bytes += extra + r->reply.len;
     if (r->context_base_tokens > 0 && bytes >= r->context_base_bytes)
-        return r->context_base_tokens + (int64_t)((bytes - r->context_base_bytes + 3) / 4);
+        return aw__add_count(r->context_base_tokens, (int64_t)((bytes - r->context_base_bytes + 3) / 4));
     return (int64_t)((bytes + (r->system_prompt ? strlen(r->system_prompt) : 0) + 3) / 4);
 }
 
@@ -187,6 +187,7 @@ static int tool_events(aw_run *r, run_call *c)
     const char *status = c->timed_out ? "timeout" : c->ok ? "ok" : "failed";
     rc = rc || !row || aw_json_object_set_string(d, row, "kind", "tool", 4) ||
          aw_json_object_set_string(d, row, "source", c->source, strlen(c->source)) ||
+         (c->dialect && aw_json_object_set_string(d, row, "dialect", c->dialect, strlen(c->dialect))) ||
          aw_json_object_set_string(d, row, "command", c->tool, strlen(c->tool)) ||
          aw_json_object_set_string(d, row, "tool_call_id", c->call_id, strlen(c->call_id)) ||
          (c->slot[0] && aw_json_object_set_string(d, row, "slot", c->slot, strlen(c->slot))) ||
@@ -251,6 +252,14 @@ int aw__run_answer_call(aw_run *r, run_call *c, bool ok, const char *text, size_
     return 0;
 }
 
+/* Answer a call the run itself answers; a call left unanswered would hold
+ * the turn open for ever, so a failure ends the run. */
+static void answer_or_fail(aw_run *r, run_call *c, bool ok, const char *text, size_t len)
+{
+    if (aw__run_answer_call(r, c, ok, text, len))
+        aw__run_fail(r, "error", "out of memory answering a call of %s", c->tool);
+}
+
 static int tool_started_event(aw_run *r, run_call *c)
 {
     aw_json_doc *d = aw_json_doc_new(r->alloc);
@@ -273,13 +282,13 @@ static int tool_started_event(aw_run *r, run_call *c)
     return rc ? AW_ENOMEM : 0;
 }
 
-static void ask_event(aw_run *r, const char *type, const char *field, const char *text, size_t len)
+static int ask_event(aw_run *r, const char *type, const char *field, const char *text, size_t len)
 {
     aw_json_doc *d = aw_json_doc_new(r->alloc);
     aw_json_value *ev = d ? aw__event_new(d, type, r->turn) : NULL;
-    if (ev && !aw_json_object_set_string(d, ev, field, text, len))
-        aw__emit_event(r, d, ev);
+    int rc = !ev || aw_json_object_set_string(d, ev, field, text, len) ? AW_ENOMEM : aw__emit_event(r, d, ev);
     aw_json_doc_free(d);
+    return rc;
 }
 
 /* Start one call; false when it could not start (then it is done). */
@@ -303,7 +312,7 @@ static void start_call(aw_run *r, run_call *c)
             aw_buf_append(&r->progress_message, m->u.str.ptr, m->u.str.len > 300 ? 300 : m->u.str.len);
         else
             aw_buf_append_str(&r->progress_message, c->args_text);
-        aw__run_answer_call(r, c, true, "ok", 2);
+        answer_or_fail(r, c, true, "ok", 2);
         return;
     }
     case CALL_ASK: {
@@ -311,10 +320,13 @@ static void start_call(aw_run *r, run_call *c)
         if (!r->cfg.interactive || !r->cfg.ask || !aw_json_is_string(q)) {
             const char *why = aw_json_is_string(q) ? "(tool failed: no human is available in this run)"
                                                    : "(tool failed: the argument 'question' must be a string)";
-            aw__run_answer_call(r, c, false, why, strlen(why));
+            answer_or_fail(r, c, false, why, strlen(why));
             return;
         }
-        ask_event(r, "human_input_requested", "question", q->u.str.ptr, q->u.str.len);
+        if (ask_event(r, "human_input_requested", "question", q->u.str.ptr, q->u.str.len)) {
+            aw__run_fail(r, "error", "out of memory recording a question");
+            return;
+        }
         r->asking = c;
         r->cfg.ask(r->cfg.ask_ctx, r, q->u.str.ptr, q->u.str.len);
         return;
@@ -331,7 +343,7 @@ static void start_call(aw_run *r, run_call *c)
         }
         return;
     case CALL_FINAL:
-        aw__run_answer_call(r, c, true, "ok", 2);
+        answer_or_fail(r, c, true, "ok", 2);
         return;
     case CALL_TOOL:
         break;
@@ -349,7 +361,7 @@ static void start_call(aw_run *r, run_call *c)
     if (rc) {
         char msg[300];
         snprintf(msg, sizeof msg, "(tool failed: %s)", err.message);
-        aw__run_answer_call(r, c, false, msg, strlen(msg));
+        answer_or_fail(r, c, false, msg, strlen(msg));
     }
 }
 
@@ -359,8 +371,12 @@ int aw_run_answer(aw_run *r, const char *answer, size_t len)
     if (!c)
         return AW_EINVAL;
     r->asking = NULL;
-    ask_event(r, "human_input_received", "response", answer, len);
-    return aw__run_answer_call(r, c, true, answer, len);
+    int rc = ask_event(r, "human_input_received", "response", answer, len);
+    if (!rc)
+        rc = aw__run_answer_call(r, c, true, answer, len);
+    if (rc)
+        aw__run_fail(r, "error", "out of memory recording the human's answer");
+    return rc;
 }
 
 static void start_more(aw_run *r)
@@ -395,6 +411,20 @@ void aw__run_start_calls(aw_run *r)
 {
     aw__emit_progress(r, "running tools");
     start_more(r);
+}
+
+int aw__run_refuse_tools(aw_run *r, const char *why)
+{
+    for (size_t i = 0; i < r->ncalls; i++) {
+        run_call *c = &r->calls[i];
+        if (c->kind != CALL_TOOL && c->kind != CALL_ASK)
+            continue;
+        c->kind = CALL_REJECTED;
+        aw_buf_clear(&c->output);
+        if (aw_buf_append_str(&c->output, why))
+            return AW_ENOMEM;
+    }
+    return 0;
 }
 
 /* ---- the answers in the history ------------------------------------------------------- */
@@ -440,7 +470,10 @@ int aw__run_history_after_tools(aw_run *r)
             }
             aw_buf text;
             aw_buf_init(&text, r->alloc);
-            int rc = aw_transport_render_past(past, n, &text);
+            /* results are cut to --max-tool-output already (with the
+             * marker at their end): the notice shows them whole */
+            size_t max = r->cfg.budgets.max_tool_output ? r->cfg.budgets.max_tool_output : DEFAULT_MAX_OUTPUT;
+            int rc = aw_transport_render_past_limit(past, n, max + 256, &text);
             aw_free(r->alloc, past);
             aw_chat_msg m = {.role = AW_CHAT_USER, .content = {text.data ? text.data : "", text.len}};
             if (!rc)

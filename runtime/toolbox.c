@@ -335,6 +335,14 @@ void aw_toolbox_forget(aw_toolbox *b, void (*ready)(void *ctx), void *ctx)
             i++;
 }
 
+bool aw_toolbox_refreshing(const aw_toolbox *b)
+{
+    for (size_t i = 0; b && i < b->nsources; i++)
+        if (b->sources[i].usable && b->sources[i].src->refreshing)
+            return true;
+    return false;
+}
+
 const aw_tool_def *aw_toolbox_defs(const aw_toolbox *b, size_t *count)
 {
     *count = b ? b->ndefs : 0;
@@ -460,8 +468,15 @@ void aw_toolbox_free(aw_toolbox *b)
 {
     if (!b)
         return;
-    while (b->calls)
-        aw_tool_call_cancel(b->calls);
+    /* Oldest first: a sub-agent's call made before the calls its own run
+     * makes through this toolbox (tools it inherits), and cancelling it
+     * cancels those, which must still exist then. */
+    while (b->calls) {
+        aw_tool_call *oldest = b->calls;
+        while (oldest->next)
+            oldest = oldest->next;
+        aw_tool_call_cancel(oldest);
+    }
     for (size_t i = 0; i < b->nsources; i++)
         b->sources[i].src->ops->destroy(b->sources[i].src);
     for (size_t i = 0; i < b->nallow; i++)

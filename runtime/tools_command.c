@@ -7,7 +7,8 @@
  *     "env": {"LC_ALL": "C"}}]
  *
  * The first STDOUT_KEEP bytes of stdout are kept and the rest counted, so a
- * tool that prints 100 MB costs 100 MB of reading, not of memory. */
+ * tool that prints 100 MB costs 100 MB of reading, not of memory. The
+ * providers' API keys are taken out of the tools' environment. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,11 @@
 #include "internal/rt_util.h"
 
 #define STDOUT_KEEP (8u << 20)
+
+/* The model providers' keys are not the tools' business: a tool that
+ * printed its environment would put them in the model's context and in
+ * every record. A tool that needs one names it in its own "env". */
+static const char *const withheld[] = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"};
 #define STDERR_TAIL 2048
 
 typedef struct command_tool {
@@ -154,40 +160,30 @@ static int read_tool(const aw_allocator *a, const aw_json_value *d, size_t i, co
     const aw_json_value *cwd = aw_json_get(d, "cwd");
     if (cwd && !aw_json_is_string(cwd))
         return aw_rt_error(err, AW_ETYPE, "tool %zu (%s): 'cwd' must be a string", i, t->name);
-    if (cwd) {
-        /* Relative to the tools file's directory, so a file works from anywhere. */
-        aw_buf p;
-        aw_buf_init(&p, a);
-        int rc = 0;
-        if (cwd->u.str.ptr[0] != '/' && base_dir && *base_dir)
-            rc = aw_buf_append_str(&p, base_dir) || aw_buf_putc(&p, '/');
-        if (rc || aw_buf_append(&p, cwd->u.str.ptr, cwd->u.str.len)) {
-            aw_buf_free(&p);
-            return aw_rt_error(err, AW_ENOMEM, "out of memory");
-        }
-        t->cwd = aw_buf_detach(&p, NULL);
-    }
+    /* relative to the tools file's directory, so a file works from anywhere */
+    if (cwd && !(t->cwd = aw_rt_path_from(a, base_dir, cwd->u.str.ptr, cwd->u.str.len)))
+        return aw_rt_error(err, AW_ENOMEM, "out of memory");
     const aw_json_value *env = aw_json_get(d, "env");
     if (env && !aw_json_is_object(env))
         return aw_rt_error(err, AW_ETYPE, "tool %zu (%s): 'env' must be an object of strings", i, t->name);
-    if (env) {
-        size_t n = aw_json_count(env);
-        t->env = aw_malloc(a, (n + 1) * sizeof *t->env);
-        if (!t->env)
+    size_t n = env ? aw_json_count(env) : 0;
+    size_t nwithheld = sizeof withheld / sizeof *withheld;
+    t->env = aw_malloc(a, (n + nwithheld + 1) * sizeof *t->env);
+    if (!t->env)
+        return aw_rt_error(err, AW_ENOMEM, "out of memory");
+    memset(t->env, 0, (n + nwithheld + 1) * sizeof *t->env);
+    /* "NAME" alone removes NAME; a value the tool's own env gives wins */
+    for (size_t k = 0; k < nwithheld; k++)
+        if (!(t->env[k] = aw_rt_strdup(a, withheld[k])))
             return aw_rt_error(err, AW_ENOMEM, "out of memory");
-        memset(t->env, 0, (n + 1) * sizeof *t->env);
+    if (env) {
         for (size_t k = 0; k < n; k++) {
             const aw_json_member *m = &env->u.obj.members[k];
             if (!aw_json_is_string(&m->value))
                 return aw_rt_error(err, AW_ETYPE, "tool %zu (%s): env.%s must be a string", i, t->name, m->key);
-            aw_buf e;
-            aw_buf_init(&e, a);
-            if (aw_buf_append(&e, m->key, m->key_len) || aw_buf_putc(&e, '=') ||
-                aw_buf_append(&e, m->value.u.str.ptr, m->value.u.str.len)) {
-                aw_buf_free(&e);
+            if (!(t->env[nwithheld + k] =
+                      aw_rt_env_entry(a, m->key, m->key_len, m->value.u.str.ptr, m->value.u.str.len)))
                 return aw_rt_error(err, AW_ENOMEM, "out of memory");
-            }
-            t->env[k] = aw_buf_detach(&e, NULL);
         }
     }
     t->def.name = (aw_text){t->name, strlen(t->name)};

@@ -18,6 +18,7 @@ const char *aw_strerror(int code) {
     case AW_ETYPE: return "missing field or wrong type";
     case AW_EVALID: return "validation failed";
     case AW_ESTOP: return "stopped by callback";
+    case AW_EIO: return "input/output failed";
     default: return "unknown error";
     }
 }

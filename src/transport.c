@@ -23,7 +23,8 @@ int aw_report_format_parse(const char *s, size_t n) {
 static const char *const reason_names[] = {
     "wrong_nonce",   "dead_slot", "unknown_slot",        "tool_not_allowed",
     "empty_payload", "duplicate_slot", "unclosed",       "not_allowed_in_mode",
-    "invalid_json",  "bad_status", "wrong_format",
+    "invalid_json",  "bad_status", "wrong_format", "invalid_arguments",
+    "malformed_call",
 };
 
 const char *aw_reject_reason_name(aw_reject_reason r) {
@@ -56,6 +57,17 @@ static int fresh_nonce(char out[9]) {
 
 static int is_name_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+/* Compile a schema of the session; on failure err names whose it is. */
+static int compile_schema(const aw_json_value *schema, const aw_allocator *alloc, const char *whose, size_t whose_len,
+                          aw_schema **out, aw_error *err) {
+    aw_schema_options opts = {alloc, AW_SCHEMA_DRAFT_2020_12, false, NULL, NULL};
+    aw_error cerr;
+    int rc = aw_schema_compile(schema, &opts, out, &cerr);
+    if (rc == AW_ENOMEM) return aw__error_set(err, AW_ENOMEM, "out of memory");
+    if (rc) return aw__error_set(err, rc, "%.*s: %s", (int)whose_len, whose, cerr.message);
+    return 0;
 }
 
 static char *arena_strdup(aw_arena *a, const char *s, size_t n) {
@@ -101,6 +113,11 @@ aw_transport *aw_transport_new(const aw_transport_config *cfg, aw_error *err) {
     t->max_calls = cfg->max_calls_per_turn ? cfg->max_calls_per_turn : 10;
     t->format = cfg->format;
     t->dialects = cfg->dialects;
+    if (aw__recover_index_new(t)) {
+        aw__error_set(err, AW_ENOMEM, "out of memory");
+        aw_transport_free(t);
+        return NULL;
+    }
     if (cfg->nonce) {
         memcpy(t->nonce, cfg->nonce, 9);
     } else if (fresh_nonce(t->nonce)) {
@@ -117,10 +134,13 @@ aw_transport *aw_transport_new(const aw_transport_config *cfg, aw_error *err) {
         if (!t->schema_doc) goto oom;
         t->final_schema = aw_json_copy(t->schema_doc, cfg->final_schema);
         if (!t->final_schema) goto oom;
+        if (compile_schema(t->final_schema, cfg->alloc, "final schema", 12, &t->final_compiled, err)) goto fail;
     }
     if (cfg->tool_count) {
         t->tools = aw__arena_alloc(&t->arena, cfg->tool_count * sizeof *t->tools);
-        if (!t->tools) goto oom;
+        t->tool_schemas = aw_malloc(cfg->alloc, cfg->tool_count * sizeof *t->tool_schemas);
+        if (!t->tools || !t->tool_schemas) goto oom;
+        memset(t->tool_schemas, 0, cfg->tool_count * sizeof *t->tool_schemas);
         for (size_t i = 0; i < cfg->tool_count; i++) {
             const aw_tool_def *s = &cfg->tools[i];
             aw_tool_def *d = &t->tools[i];
@@ -131,8 +151,11 @@ aw_transport *aw_transport_new(const aw_transport_config *cfg, aw_error *err) {
             d->description.len = s->description.len;
             d->schema = s->schema ? aw_json_copy(t->tools_doc, s->schema) : NULL;
             if (!d->name.ptr || !d->description.ptr || (s->schema && !d->schema)) goto oom;
+            t->tool_count = i + 1;
+            char whose[96];
+            int wl = snprintf(whose, sizeof whose, "tool `%.64s`", d->name.ptr);
+            if (d->schema && compile_schema(d->schema, cfg->alloc, whose, (size_t)wl, &t->tool_schemas[i], err)) goto fail;
         }
-        t->tool_count = cfg->tool_count;
     }
     static const char *const default_reasoning[] = {"think"};
     const char *const *tags = cfg->reasoning_tags ? cfg->reasoning_tags : default_reasoning;
@@ -151,12 +174,17 @@ aw_transport *aw_transport_new(const aw_transport_config *cfg, aw_error *err) {
     return t;
 oom:
     aw__error_set(err, AW_ENOMEM, "out of memory");
+fail:
     aw_transport_free(t);
     return NULL;
 }
 
 void aw_transport_free(aw_transport *t) {
     if (!t) return;
+    for (size_t i = 0; t->tool_schemas && i < t->tool_count; i++) aw_schema_free(t->tool_schemas[i]);
+    aw_free(t->alloc, t->tool_schemas);
+    aw_schema_free(t->final_compiled);
+    aw__recover_index_free(t);
     aw_json_doc_free(t->schema_doc);
     aw_json_doc_free(t->tools_doc);
     aw__arena_free(&t->arena);
@@ -170,6 +198,11 @@ const aw_tool_def *aw__transport_tool(const aw_transport *t, const char *name, s
     for (size_t i = 0; i < t->tool_count; i++)
         if (t->tools[i].name.len == len && memcmp(t->tools[i].name.ptr, name, len) == 0) return &t->tools[i];
     return NULL;
+}
+
+const aw_schema *aw__transport_tool_schema(const aw_transport *t, const char *name, size_t len) {
+    const aw_tool_def *d = aw__transport_tool(t, name, len);
+    return d ? t->tool_schemas[d - t->tools] : NULL;
 }
 
 int aw_transport_slot_name(const aw_transport *t, unsigned turn, unsigned k, aw_buf *out) {

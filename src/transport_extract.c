@@ -47,30 +47,27 @@ static int could_be_tag(const aw_extractor *x, const char *name, size_t n) {
     }
     for (size_t i = 0; i < t->reasoning_count; i++)
         if (n <= t->reasoning[i].len && memcmp(name, t->reasoning[i].ptr, n) == 0) return 1;
-    if ((t->dialects & AW_DIALECT_HERMES) && n <= 9 && memcmp(name, "tool_call", n) == 0) return 1;
-    if ((t->dialects & AW_DIALECT_FUNCTION_CALLS) && n <= 14 && memcmp(name, "function_calls", n) == 0)
-        return 1;
     return 0;
 }
 
 /* The kind of a complete tag name, or TAG_NONE. */
 static int tag_kind_of(const aw_extractor *x, const char *name, size_t n) {
     const aw_transport *t = x->t;
-    if (n > t->prefix_len + 1 && memcmp(name, t->prefix, t->prefix_len) == 0 && name[t->prefix_len] == '-')
+    /* the first byte rules out most names without a call to memcmp: the
+     * markup of other dialects is dense with them */
+    if (n > t->prefix_len + 1 && name[0] == t->prefix[0] && memcmp(name, t->prefix, t->prefix_len) == 0 &&
+        name[t->prefix_len] == '-')
         return TAG_NONCE;
     for (size_t i = 0; i < t->reasoning_count; i++)
-        if (n == t->reasoning[i].len && memcmp(name, t->reasoning[i].ptr, n) == 0) return TAG_REASONING;
-    if ((t->dialects & AW_DIALECT_HERMES) && n == 9 && memcmp(name, "tool_call", 9) == 0) return TAG_HERMES;
-    if ((t->dialects & AW_DIALECT_FUNCTION_CALLS) && n == 14 && memcmp(name, "function_calls", 14) == 0)
-        return TAG_FUNCTION_CALLS;
+        if (n == t->reasoning[i].len && name[0] == t->reasoning[i].ptr[0] && memcmp(name, t->reasoning[i].ptr, n) == 0)
+            return TAG_REASONING;
     return TAG_NONE;
 }
 
-/* Does the byte after a complete name make it an opening tag of that kind?
- * The other dialects' tags take no attributes. */
+/* Does the byte after a complete name make it an opening tag of that kind? */
 static int opens_tag(int kind, unsigned char c) {
     if (kind == TAG_NONE) return 0;
-    return c == '>' || (kind != TAG_HERMES && kind != TAG_FUNCTION_CALLS && (aw__x_is_space(c) || c == '/'));
+    return c == '>' || aw__x_is_space(c) || c == '/';
 }
 
 /* The held bytes were not a tag: they are text. The first byte is '<';
@@ -346,7 +343,7 @@ int aw_extractor_finish(aw_extractor *x, const char *stop_reason, aw_x_fn fn, vo
     int rc = 0;
     while (!rc && x->state != ST_TEXT) rc = end_state(x, stop_reason);
     x->state = ST_TEXT;
-    if (!rc && (x->t->dialects & AW_DIALECT_FENCED)) rc = aw__extract_fenced(x);
+    if (!rc) rc = aw__recover_settle(x);
     x->finished = 1;
     return rc ? fail(rc, err) : 0;
 }

@@ -312,10 +312,10 @@ int aw_transport_render_next(const aw_transport *t, unsigned turn, unsigned max_
 
 /* ---- XML-PAST ------------------------------------------------------------ */
 
-static int put_past_part(aw_buf *out, const char *name, aw_text v) {
+static int put_past_part(aw_buf *out, const char *name, aw_text v, size_t max_bytes) {
     const char *s = v.ptr ? v.ptr : "";
     size_t n = v.ptr ? v.len : 0;
-    size_t keep = aw__utf8_clip(s, n, PAST_MAX_BYTES);
+    size_t keep = aw__utf8_clip(s, n, max_bytes);
     int rc = aw_buf_printf(out, "<%s", name);
     if (!rc && keep < n) rc = aw_buf_printf(out, " note=\"cut to %zu of %zu bytes\"", keep, n);
     if (!rc) rc = aw_buf_putc(out, '>');
@@ -325,7 +325,12 @@ static int put_past_part(aw_buf *out, const char *name, aw_text v) {
 }
 
 int aw_transport_render_past(const aw_past_call *calls, size_t n, aw_buf *out) {
+    return aw_transport_render_past_limit(calls, n, PAST_MAX_BYTES, out);
+}
+
+int aw_transport_render_past_limit(const aw_past_call *calls, size_t n, size_t max_bytes, aw_buf *out) {
     if (!out || (n && !calls)) return AW_EINVAL;
+    if (max_bytes == 0) max_bytes = PAST_MAX_BYTES;
     if (n == 0) return 0;
     size_t start = out->len;
     int rc = aw_buf_append_str(out,
@@ -343,8 +348,8 @@ int aw_transport_render_past(const aw_past_call *calls, size_t n, aw_buf *out) {
         if (!rc) rc = put_attr(out, c->tool.ptr, c->tool.len);
         if (!rc) rc = aw_buf_printf(out, "\" status=\"%s\" duration_ms=\"%.0f\">\n", c->ok ? "ok" : "failed",
                                     floor(ms + 0.5));
-        if (!rc) rc = put_past_part(out, "request", c->request);
-        if (!rc) rc = put_past_part(out, "response", c->response);
+        if (!rc) rc = put_past_part(out, "request", c->request, max_bytes);
+        if (!rc) rc = put_past_part(out, "response", c->response, max_bytes);
         if (!rc) rc = aw_buf_append_str(out, "</tool_result>");
     }
     if (rc) {

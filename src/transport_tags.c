@@ -24,7 +24,7 @@ void aw__extract_tag_reset(aw_extractor *x, int kind) {
     g->slot = AW__X_NO_TEXT;
     g->slot_kind = SLOT_OTHER;
     g->slot_number = 0;
-    g->json_payload = kind == TAG_HERMES;
+    g->json_payload = 0;
     g->rejected = -1;
     g->cut_string = NO_OFFSET;
     g->message[0] = '\0';
@@ -267,6 +267,8 @@ int aw__extract_open(aw_extractor *x) {
     if (g->kind == TAG_NONCE) classify_nonce_tag(x);
     if (g->kind == TAG_REASONING) return 0;
     if (g->rejected >= 0) return 1;
+    int rc = aw__recover_settle(x);
+    if (rc) return rc;
     aw_x_event ev = {AW_X_TAG_OPEN, AW__X_NO_TEXT, g->slot, aw__x_tag_tool(g), NULL, NULL, NULL};
     if (g->kind != TAG_NONCE) ev.slot = (aw_text){g->name.data, g->name.len};
     if (x->stopped) return AW_ESTOP;
@@ -304,14 +306,44 @@ static int final_report(aw_extractor *x, aw_text status, aw_text content, bool t
                                           : "Final report payload must be a JSON array of Slack messages or {\"messages\": [...]}.");
         }
     }
-    aw_x_final fin = {status, f, content, json, truncated, repairs, AW_COMMAND_FINAL_XML};
+    aw_x_final fin = {status, f, content, json, truncated, repairs, AW_COMMAND_FINAL_XML, false, true, NULL, 0, NULL};
+    int rc = aw__recover_settle(x);
+    if (rc) {
+        aw_json_doc_free(doc);
+        return rc;
+    }
+    /* layer 2: a json report is checked against the user's schema; the
+     * verdict and the errors travel with the report */
+    aw_schema_result sr;
+    aw_schema_result_init(&sr, x->alloc);
+    aw_buf summary;
+    aw_buf_init(&summary, x->alloc);
+    if (f == AW_FORMAT_JSON && x->t->final_compiled) {
+        aw_schema_validate_options vo = {20, 0};
+        rc = aw_schema_validate(x->t->final_compiled, json, &vo, &sr, NULL);
+        if (rc == AW_ELIMIT) {
+            sr.valid = false;
+            sr.truncated = true;
+            rc = 0;
+        }
+        fin.schema_checked = true;
+        fin.schema_valid = sr.valid;
+        if (!rc && !sr.valid) {
+            rc = aw_schema_result_summary(&sr, 0, &summary);
+            fin.schema_errors = sr.errors;
+            fin.schema_error_count = sr.error_count;
+            fin.schema_message = summary.data;
+        }
+    }
     aw_x_event ev = {AW_X_FINAL, AW__X_NO_TEXT, slot, tool, NULL, &fin, NULL};
-    int rc = 0;
-    if (x->stopped) rc = AW_ESTOP;
+    if (rc) rc = AW_ENOMEM;
+    else if (x->stopped) rc = AW_ESTOP;
     else if (x->fn(x->ctx, &ev)) {
         x->stopped = 1;
         rc = AW_ESTOP;
     }
+    aw_buf_free(&summary);
+    aw_schema_result_free(&sr);
     aw_json_doc_free(doc);
     return rc ? rc : 1;
 }
@@ -438,8 +470,6 @@ static int finish_tag(aw_extractor *x, bool truncated) {
     if (g->kind == TAG_REASONING) return 0;
     int rc = report_close(x);
     if (rc) return rc;
-    if (g->kind == TAG_HERMES) return aw__extract_close_hermes(x, payload);
-    if (g->kind == TAG_FUNCTION_CALLS) return aw__extract_close_function_calls(x, payload);
     rc = finish_nonce_tag(x, payload, truncated);
     if (rc == 1) claim_slot(x);
     return rc < 0 ? rc : 0;

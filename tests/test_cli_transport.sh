@@ -243,6 +243,34 @@ contains '"source":"hermes"' "extract dialects"
 contains '"source":"function_calls"' "extract dialects"
 run 2 "extract bad dialect" $X --mode xml --turn 1 --dialects hermes,smoke "$T/dialects.txt"
 contains "unknown dialect 'smoke'" "extract bad dialect" "$T/err"
+contains "qwen3_coder" "extract bad dialect: the names" "$T/err"
+
+# calls recovered from the text in native and xml-final modes (issue 18)
+printf 'Let me check.\n\n<function=read_file>\n<parameter=path>\n/etc/hosts\n</parameter>\n</function>\n</tool_call>\nDone.' >"$T/qwen.txt"
+echo '[{"name": "read_file", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]' >"$T/rtools.json"
+for mode in native xml-final; do
+    run 0 "extract recovered $mode" $X --mode $mode --turn 1 --tools "$T/rtools.json" --dialects auto "$T/qwen.txt"
+    contains '"kind":"call","slot":"","tool":"read_file","args":{"path":"/etc/hosts"}' "extract recovered $mode"
+    contains '"source":"recovered","dialect":"qwen3_coder"' "extract recovered $mode"
+done
+run 0 "extract recovered xml" $X --mode xml --turn 1 --tools "$T/rtools.json" --dialects auto "$T/qwen.txt"
+contains '"source":"qwen3_coder","dialect":"qwen3_coder"' "extract recovered xml"
+run 0 "extract recovered, visible" $X --mode native --turn 1 --tools "$T/rtools.json" --dialects auto --visible "$T/qwen.txt"
+checks=$((checks + 1))
+[ "$(cat "$T/out")" = "$(printf 'Let me check.\n\n\nDone.')" ] || fail "extract recovered, visible: $(cat "$T/out")"
+run 0 "extract recovered, chunks" $X --mode native --turn 1 --tools "$T/rtools.json" --dialects auto --chunk 1 "$T/qwen.txt"
+contains '"source":"recovered","dialect":"qwen3_coder"' "extract recovered, chunks"
+run 0 "extract dialects not on" $X --mode native --turn 1 --tools "$T/rtools.json" "$T/qwen.txt"
+checks=$((checks + 1))
+[ -s "$T/out" ] && fail "extract dialects not on: records printed"
+printf '<tool_call>\n<function=read_file>\n<parameter=path=/etc</parameter>\n</function>\n</tool_call>' >"$T/bad.txt"
+run 0 "extract malformed dialect" $X --mode native --turn 1 --tools "$T/rtools.json" --dialects qwen3_coder "$T/bad.txt"
+contains '"reason":"malformed_call"' "extract malformed dialect"
+contains '<parameter=NAME>VALUE</parameter>' "extract malformed dialect"
+printf 'Write `<tool_call>{"name": "read_file", "arguments": {}}</tool_call>` to call.' >"$T/mention.txt"
+run 0 "extract code span" $X --mode native --turn 1 --tools "$T/rtools.json" --dialects auto "$T/mention.txt"
+checks=$((checks + 1))
+[ -s "$T/out" ] && fail "extract code span: records printed"
 
 # reasoning tags
 printf '<scratch><ai-agent-1a2b3c4d-0001 tool="search">{"query": "a"}</ai-agent-1a2b3c4d-0001></scratch>' >"$T/scratch.txt"

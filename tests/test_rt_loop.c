@@ -19,6 +19,7 @@
 #include "agentwire/loop.h"
 #include "agentwire/proc.h"
 #include "failalloc.h"
+#include "testutil.h"
 
 /* ---- timers and deferred calls ------------------------------------------- */
 
@@ -279,21 +280,6 @@ static void test_program_that_cannot_run_is_an_error(void **state)
     aw_loop_free(l);
 }
 
-/* Running, not a zombie: a killed orphan waits as a zombie until whoever
- * adopted it reaps it, and in a container that may be never. */
-static bool pid_alive(pid_t pid)
-{
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *close_paren = strrchr(buf, ')');
-    return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
-}
 
 static void test_group_is_killed_when_the_leader_exits(void **state)
 {
@@ -310,9 +296,9 @@ static void test_group_is_killed_when_the_leader_exits(void **state)
     run_until_exit(l, &c);
     pid_t sleeper = (pid_t)atol(c.out.data);
     assert_true(sleeper > 0);
-    for (int i = 0; i < 100 && pid_alive(sleeper); i++)
+    for (int i = 0; i < 100 && aw_test_pid_alive(sleeper); i++)
         usleep(10000);
-    assert_false(pid_alive(sleeper));
+    assert_false(aw_test_pid_alive(sleeper));
     child_done(&c);
     aw_loop_free(l);
 }

@@ -145,24 +145,6 @@ static int check_result(expected *e, const aw_buf *got) {
     return 0;
 }
 
-/* As aw_failalloc_run, but once an allocation fails every later one fails
- * too (the allocator stays out of memory), which takes the cleanup paths
- * that a single failure, recovered from, does not. */
-static void sweep_sticky(int (*fn)(const aw_allocator *a, void *ctx), void *ctx) {
-    for (long n = 1;; n++) {
-        aw_failalloc fa;
-        aw_failalloc_init(&fa, n);
-        fa.sticky = true;
-        int rc = fn(aw_failalloc_allocator(&fa), ctx);
-        if (fa.live != 0) fail_msg("allocation %ld failed for good: %ld block(s) leaked", n, fa.live);
-        if (fa.failed) assert_int_equal(rc, AW_ENOMEM);
-        else {
-            assert_int_equal(rc, 0);
-            break; /* fewer than n allocations: all done */
-        }
-    }
-}
-
 /* ---- 1. creating sessions ------------------------------------------------------ */
 
 static int create_sessions(const aw_allocator *a, void *ctx) {
@@ -191,7 +173,7 @@ static int create_sessions(const aw_allocator *a, void *ctx) {
 static void test_session_creation(void **state) {
     (void)state;
     long calls = aw_failalloc_run(create_sessions, NULL, 0);
-    sweep_sticky(create_sessions, NULL);
+    aw_failalloc_run_sticky(create_sessions, NULL);
     printf("session creation: each of %ld allocations failed in turn\n", calls);
     assert_true(calls > 10);
 }
@@ -239,7 +221,7 @@ static void test_notices(void **state) {
     expected e = {{0}, 0};
     aw_buf_init(&e.text, NULL);
     long calls = aw_failalloc_run(render_notices, &e, 0);
-    sweep_sticky(render_notices, &e);
+    aw_failalloc_run_sticky(render_notices, &e);
     printf("notices: each of %ld allocations failed in turn\n", calls);
     assert_true(calls > 10);
     assert_true(e.text.len > 1000);
@@ -375,7 +357,7 @@ static void sweep_extraction(extraction *x, size_t min_calls, size_t min_rejecte
     aw_buf_init(&x->e.text, NULL);
     x->e.have = 0;
     long calls = aw_failalloc_run(extract, x, 0);
-    sweep_sticky(extract, x);
+    aw_failalloc_run_sticky(extract, x);
     printf("extraction (%zu bytes, chunk %zu, stop %s): each of %ld allocations failed in turn\n", x->len, x->chunk,
            x->stop ? x->stop : "unknown", calls);
     assert_true(calls > 20);
@@ -467,7 +449,7 @@ static void test_feedback(void **state) {
     expected e = {{0}, 0};
     aw_buf_init(&e.text, NULL);
     long calls = aw_failalloc_run(feedback_only, &e, 0);
-    sweep_sticky(feedback_only, &e);
+    aw_failalloc_run_sticky(feedback_only, &e);
     printf("feedback: each of %ld allocations failed in turn\n", calls);
     assert_true(calls > 10);
     assert_non_null(e.text.data);

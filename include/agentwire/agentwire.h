@@ -20,6 +20,7 @@
 #include "contract.h"
 #include "snapshot.h"
 #include "envelope.h"
+#include "schema.h"
 
 #ifdef __cplusplus
 extern "C" {

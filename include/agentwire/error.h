@@ -21,7 +21,8 @@ enum aw_status {
     AW_ELIMIT = -5,   /* a configured limit (depth, size, count) was exceeded */
     AW_ETYPE = -6,    /* a field is missing or has the wrong JSON type */
     AW_EVALID = -7,   /* well-formed input that breaks a contract's rules */
-    AW_ESTOP = -8     /* a callback asked to stop */
+    AW_ESTOP = -8,    /* a callback asked to stop */
+    AW_EIO = -9       /* a peer or the system failed: a connection, a timeout, a server error */
 };
 
 #define AW_ERROR_MESSAGE_MAX 256

@@ -91,8 +91,6 @@ typedef struct aw_run_observer {
     /* A model reply, whole ({"text", "tool_calls", "usage", "stop_reason"}):
      * what --record writes and replay:FILE plays. */
     void (*on_reply)(void *ctx, const aw_run_info *run, const aw_json_value *reply);
-    /* Request and response bodies, keys redacted (--trace). */
-    void (*on_trace)(void *ctx, const aw_run_info *run, const char *what, const char *p, size_t n);
     /* The end of a step. Nonzero: the record could not be kept (a full
      * disk): the run stops with a failure saying so. */
     int (*on_step)(void *ctx, const aw_run_info *run, const aw_run_step *step, aw_error *err);
@@ -134,6 +132,12 @@ typedef struct aw_run_config {
     double temperature;
     bool has_temperature;
     aw_run_budgets budgets;
+    /* Native and xml-final transports: tool calls a model wrote in its own
+     * dialect (AW_DIALECT_*: Hermes, Qwen3-Coder XML, Llama JSON, ...) that
+     * its server left in the text are recovered from a reply that made no
+     * native call, and run like native ones (accounting source
+     * "recovered", with the dialect). 0: none; AW_DIALECT_AUTO: all. */
+    unsigned recover_calls;
     bool interactive;            /* offer agent__ask_human */
     aw_ask_fn ask;
     void *ask_ctx;

@@ -47,7 +47,10 @@ typedef struct aw_sink_options {
 aw_sink *aw_sink_open(aw_loop *l, const char *dest, const aw_sink_options *opts, aw_error *err);
 void aw_sink_free(aw_sink *s);
 
-/* A file sink on an open descriptor (not closed by the sink). */
+/* A file sink on an open descriptor (not closed by the sink). A pipe, a
+ * FIFO or a terminal is written without blocking, through a description
+ * of the sink's own (the descriptor's O_NONBLOCK is left alone): a reader
+ * that stalls costs queued envelopes (up to 1 MB), then dropped ones. */
 aw_sink *aw_sink_file_fd(int fd, const char *name, const aw_allocator *alloc, aw_error *err);
 
 #ifdef __cplusplus

@@ -79,6 +79,10 @@ struct aw_tool_source {
     void *log_ctx;
     void (*changed)(void *ctx);    /* the source's tool list changed (set by the toolbox) */
     void *changed_ctx;
+    /* Set by the source while it fetches a new tool list after its peer
+     * said the list changed; `changed` is called when the fetch ends,
+     * whatever it found, so a run can wait for the new list. */
+    bool refreshing;
 };
 
 /* ---- the toolbox --------------------------------------------------------- */
@@ -105,6 +109,9 @@ void aw_toolbox_on_change(aw_toolbox *b, void (*fn)(void *ctx), void *ctx);
 int aw_toolbox_start(aw_toolbox *b, void (*ready)(void *ctx), void *ctx);
 /* Take back a `ready` not yet told (its run is going away). */
 void aw_toolbox_forget(aw_toolbox *b, void (*ready)(void *ctx), void *ctx);
+/* Whether a source is fetching a changed tool list right now (a run
+ * waits for it, briefly, before its next turn). */
+bool aw_toolbox_refreshing(const aw_toolbox *b);
 /* The tools offered now, in a stable order (valid until the next change). */
 const aw_tool_def *aw_toolbox_defs(const aw_toolbox *b, size_t *count);
 
@@ -121,8 +128,10 @@ void aw_tool_call_cancel(aw_tool_call *c);
 /* A JSON array of {name, description, input_schema, command: [argv...],
  * timeout_ms, cwd, env}. Each call runs the command in a process group of
  * its own with the arguments as JSON on stdin; its stdout is the result; a
- * non-zero exit is a failed call with the tail of stderr. Errors name the
- * index and the field. The definitions are copied. */
+ * non-zero exit is a failed call with the tail of stderr. The providers'
+ * keys (OPENAI_API_KEY, ANTHROPIC_API_KEY) are not passed on unless the
+ * tool's "env" sets them. Errors name the index and the field. The
+ * definitions are copied. */
 aw_tool_source *aw_command_tools_new(aw_loop *l, const aw_json_value *defs, const char *base_dir,
                                      const aw_allocator *alloc, aw_error *err);
 

@@ -22,6 +22,7 @@
 #include "error.h"
 #include "event.h"
 #include "json.h"
+#include "schema.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,7 +51,9 @@ int aw_report_format_parse(const char *s, size_t n);
 typedef struct aw_tool_def {
     aw_text name;
     aw_text description;
-    const aw_json_value *schema; /* JSON Schema of the arguments; may be NULL */
+    const aw_json_value *schema; /* JSON Schema of the arguments; may be NULL. Compiled by
+                                    aw_transport_new (2020-12 unless its $schema says
+                                    draft-07); every call of the tool is checked against it */
 } aw_tool_def;
 
 /* Read a JSON array of tool definitions in any common shape: OpenAI
@@ -66,12 +69,46 @@ int aw_tools_from_json(const aw_json_value *tools, const aw_allocator *alloc, aw
 #define AW_TOOL_PROGRESS "agent__progress_report"
 #define AW_COMMAND_FINAL_XML "agent__final_report_xml"
 
-/* Other tool-call dialects, off by default because they carry no nonce. */
+/* Tool calls in the dialects open models write, recovered from the
+ * visible text of a reply (issue 18): off by default because they carry
+ * no nonce. README.md, "Tool calls in other dialects", shows each.
+ *
+ * A call read this way is reported as AW_X_CALL with call->dialect set and
+ * source "recovered" (native and xml-final modes) or the dialect's name
+ * (xml mode); its markup is not in the visible text (AW_X_TEXT). It must
+ * name a declared tool: from a marker such as <tool_call> an undeclared
+ * one is rejected (tool_not_allowed), a bare form (JSON, pythonic, a
+ * fence) naming none is text. Nothing inside an inline code span or a
+ * fence of another language is a call, nor a call followed on its line by
+ * prose ("write <tool_call>{...}</tool_call> to call"), nor a placeholder
+ * ("<function-name>", "{...}"). A malformed call is rejected with a fix
+ * in its dialect's form (malformed_call, invalid_json, unclosed); one left
+ * unclosed ends where another call begins. Text arguments (XML parameters,
+ * GLM values) are typed by the tool's schema. The events are the same for
+ * every chunking, in time linear in the reply. */
 enum {
-    AW_DIALECT_HERMES = 1 << 0,         /* <tool_call>{"name":..,"arguments":..}</tool_call> */
-    AW_DIALECT_FUNCTION_CALLS = 1 << 1, /* <function_calls><invoke name=..><parameter name=..> */
-    AW_DIALECT_FENCED = 1 << 2          /* ```json {"tool_calls": [...]} ``` */
+    AW_DIALECT_HERMES = 1 << 0,         /* <tool_call>{"name", "arguments"}</tool_call> (Hermes, Qwen2.5, Granite) */
+    AW_DIALECT_FUNCTION_CALLS = 1 << 1, /* <function_calls><invoke name=..><parameter name=..>, or a bare <invoke> */
+    AW_DIALECT_FENCED = 1 << 2,         /* ```json {"name", "arguments"} or {"tool_calls": [...]} ``` */
+    AW_DIALECT_GRANITE = 1 << 3,        /* <|tool_call|>[{"name", "arguments"}] */
+    AW_DIALECT_QWEN3_CODER = 1 << 4,    /* <tool_call><function=NAME><parameter=K>V</parameter></function></tool_call> */
+    AW_DIALECT_LLAMA3 = 1 << 5,         /* {"name", "parameters"}, bare or after <|python_tag|>; lists of them;
+                                           brave_search.call(query="..."); <function=NAME>{json}</function> */
+    AW_DIALECT_PYTHONIC = 1 << 6,       /* [get_weather(city="Paris"), get_time()] */
+    AW_DIALECT_MISTRAL = 1 << 7,        /* [TOOL_CALLS][{...}], [TOOL_CALLS]NAME{...}, [TOOL_CALLS]NAME[ARGS]{...} */
+    AW_DIALECT_DEEPSEEK = 1 << 8,       /* <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>... (V3 and V3.1) */
+    AW_DIALECT_GLM45 = 1 << 9,          /* <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call> */
+    AW_DIALECT_KIMI_K2 = 1 << 10,       /* <|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0... */
+    AW_DIALECT_MINIMAX = 1 << 11,       /* <minimax:tool_call><invoke name=..><parameter name=..> */
+    AW_DIALECT_HARMONY = 1 << 12,       /* gpt-oss: <|channel|>commentary to=functions.NAME ...<|message|>{...}<|call|> */
+    AW_DIALECT_AUTO = (1 << 13) - 1     /* every one: each reader looks for what the text shows */
 };
+
+/* The AW_DIALECT_* flag of a dialect's name ("hermes", "qwen3_coder", ...;
+ * "auto" for all of them), or 0 when there is none. */
+unsigned aw_dialect_flag(const char *name, size_t len);
+/* The name of one AW_DIALECT_* flag, or NULL. */
+const char *aw_dialect_name(unsigned flag);
 
 typedef struct aw_transport_config {
     aw_transport_mode mode;
@@ -79,7 +116,8 @@ typedef struct aw_transport_config {
     const char *prefix;          /* tag prefix; NULL: "ai-agent" */
     unsigned max_calls_per_turn; /* 0: 10 */
     aw_report_format format;     /* expected final-report format */
-    const aw_json_value *final_schema; /* for AW_FORMAT_JSON: the user's schema, or NULL */
+    const aw_json_value *final_schema; /* for AW_FORMAT_JSON: the user's schema, or NULL;
+                                          a json final report is validated against it */
     const aw_tool_def *tools;    /* copied by aw_transport_new */
     size_t tool_count;
     const char *const *reasoning_tags; /* NULL: {"think"}; tags whose content is passed over */
@@ -90,6 +128,9 @@ typedef struct aw_transport_config {
 
 typedef struct aw_transport aw_transport;
 
+/* A schema (a tool's or the final report's) that does not compile fails
+ * the session: err names the tool and the keyword ("tool `search`:
+ * /properties/q/pattern: invalid regular expression: ..."). */
 aw_transport *aw_transport_new(const aw_transport_config *cfg, aw_error *err);
 void aw_transport_free(aw_transport *t);
 const char *aw_transport_nonce(const aw_transport *t);
@@ -117,6 +158,10 @@ typedef struct aw_past_call {
  * 4,096 bytes at a character boundary and XML-escaped, so tool output can
  * never forge a tag. Writes nothing for n == 0. */
 int aw_transport_render_past(const aw_past_call *calls, size_t n, aw_buf *out);
+/* The same with each request and response cut to max_bytes instead (0:
+ * 4,096): a runtime passes the size its results are already cut to, so
+ * the model sees them whole. */
+int aw_transport_render_past_limit(const aw_past_call *calls, size_t n, size_t max_bytes, aw_buf *out);
 
 /* ---- the streaming extractor -------------------------------------------- */
 
@@ -131,7 +176,9 @@ typedef enum aw_reject_reason {
     AW_REJECT_NOT_ALLOWED_IN_MODE,
     AW_REJECT_INVALID_JSON,
     AW_REJECT_BAD_STATUS,
-    AW_REJECT_WRONG_FORMAT
+    AW_REJECT_WRONG_FORMAT,
+    AW_REJECT_INVALID_ARGUMENTS, /* the arguments break the tool's schema */
+    AW_REJECT_MALFORMED_CALL     /* a call in another dialect that breaks that dialect's grammar */
 } aw_reject_reason;
 
 /* "wrong_nonce", "dead_slot", ... */
@@ -152,9 +199,11 @@ typedef struct aw_x_call {
     aw_text tool;
     const aw_json_value *args;   /* an object */
     aw_text payload;             /* the raw payload */
-    const char *source;          /* "xml", "native", "hermes", "function_calls", "fenced" */
+    const char *source;          /* "xml", "native"; for a call read in another dialect, its name
+                                    in xml mode ("hermes", ...) and "recovered" in the others */
     aw_text command;             /* accounting: the tool name */
     unsigned repairs;            /* AW_REPAIR_* applied to the payload */
+    const char *dialect;         /* the dialect it was read in, or NULL for xml and native calls */
 } aw_x_call;
 
 typedef struct aw_x_final {
@@ -165,6 +214,14 @@ typedef struct aw_x_final {
     bool truncated;              /* accepted unclosed after a length stop */
     unsigned repairs;
     const char *command;         /* AW_COMMAND_FINAL_XML */
+    /* Layer 2 of a json report with a final schema: schema_checked, and
+     * schema_valid false when json breaks the schema, with the errors and
+     * schema_message (them in one line a model can act on). */
+    bool schema_checked;
+    bool schema_valid;
+    const aw_schema_error *schema_errors;
+    size_t schema_error_count;
+    const char *schema_message;
 } aw_x_final;
 
 typedef struct aw_x_rejection {
@@ -172,6 +229,9 @@ typedef struct aw_x_rejection {
     aw_text tool;
     aw_reject_reason reason;
     const char *message;         /* one line telling the model what to fix */
+    /* invalid_arguments: the schema errors (the message lists them too) */
+    const aw_schema_error *errors;
+    size_t error_count;
 } aw_x_rejection;
 
 typedef struct aw_x_event {

@@ -35,4 +35,14 @@ int aw_rt_read_file(const char *path, aw_buf *out, aw_error *err);
 char *aw_rt_strdup(const aw_allocator *a, const char *s);
 char *aw_rt_strndup(const aw_allocator *a, const char *s, size_t n);
 
+/* A path read from a configuration file: a relative one starts at base_dir
+ * (when given), so the file works from anywhere. NULL when out of memory. */
+char *aw_rt_path_from(const aw_allocator *a, const char *base_dir, const char *p, size_t n);
+
+/* Free a NULL-terminated array of strings and the array (NULL is fine). */
+void aw_rt_strv_free(const aw_allocator *a, char **v);
+
+/* "NAME=VALUE", an entry of a child's environment. NULL when out of memory. */
+char *aw_rt_env_entry(const aw_allocator *a, const char *name, size_t name_len, const char *value, size_t value_len);
+
 #endif

@@ -32,7 +32,9 @@ typedef struct run_call {
     const char *source;  /* "xml", "native" */
     aw_json_doc *args;   /* an object */
     char *args_text;     /* compact JSON */
-    bool native;         /* came as a native call: answered with a tool message */
+    bool native;         /* came as a native call (or stands for one): answered with a tool message */
+    bool recovered;      /* read from the text in a model's own dialect (source "recovered") */
+    const char *dialect; /* ...that dialect's name (static) */
     aw_tool_call *handle;
     int64_t started_ms, ended_ms;
     bool ok, timed_out;
@@ -62,6 +64,9 @@ struct aw_run {
 
     aw_transport *transport;
     aw_tool_def *tool_defs;   /* what the transport and the provider get */
+    bool tools_changed;       /* the toolbox's list changed: rebuilt before the next turn */
+    aw_timer *tools_wait;     /* waiting for a changed list before the next turn */
+    bool tools_waited;        /* ...and the wait ran out */
     size_t tool_def_count;
     aw_json_doc *builtin_schemas;
 
@@ -89,6 +94,8 @@ struct aw_run {
     aw_buf last_rejection;
     aw_buf feedback;          /* the TURN-FAILED lines of this turn */
     size_t rejections;
+    size_t rejections_answered; /* native calls refused: answered by their tool messages */
+    unsigned native_tool_calls; /* native tool calls of this reply, for max_calls_per_turn */
     int64_t request_started_ms, first_byte_ms;
     aw_model_usage turn_usage;
     bool turn_has_usage;
@@ -125,13 +132,23 @@ struct aw_run {
     void *done_ctx;
     aw_run_result result;
     char result_stop[32];
+    char synthesized_why[256]; /* the synthesized report's text, when memory fails to hold it */
     bool started, finishing, finished, cancelled;
     aw_buf cancel_reason;
-    aw_timer *finish_timer, *start_timer;
+    /* Work done from the loop rather than inside the caller's stack (a
+     * provider or a tool source must not see the run end under it). One
+     * timer made when the run starts, so that asking for it never needs
+     * memory: a run out of memory can still end. */
+    aw_timer *wake;
+    int wake_job;             /* run_wake_job */
     bool step_partial;
 };
 
+/* What the wake timer does next; a stronger job replaces a weaker one. */
+typedef enum run_wake_job { WAKE_NONE = 0, WAKE_START, WAKE_NEXT_TURN, WAKE_REPLY_FAILED, WAKE_DONE } run_wake_job;
+
 /* run.c */
+void aw__run_wake(aw_run *r, run_wake_job job);
 void aw__run_next_turn(aw_run *r);
 void aw__run_end_turn(aw_run *r);
 void aw__run_end_tools(aw_run *r);
@@ -148,6 +165,9 @@ void aw__run_log(aw_run *r, int level, const char *fmt, ...)
 int64_t aw__run_now(const aw_run *r);
 
 /* run_model.c */
+/* Token counts as a provider reports them, which may be anything, added
+ * without overflowing. */
+int64_t aw__add_count(int64_t a, int64_t b);
 int aw__run_send(aw_run *r);
 void aw__run_cancel_request(aw_run *r);
 void aw__run_reset_reply(aw_run *r);
@@ -158,8 +178,14 @@ void aw__run_cancel_calls(aw_run *r);
 run_call *aw__run_add_call(aw_run *r, call_kind kind, aw_text tool, aw_text call_id, aw_text slot,
                            const char *source, const aw_json_value *args, bool native);
 void aw__run_free_calls(aw_run *r);
+void aw__run_free_call(aw_run *r, run_call *c);
 int aw__run_answer_call(aw_run *r, run_call *c, bool ok, const char *text, size_t len);
 int aw__run_history_after_tools(aw_run *r);
+/* Answer every tool call of the turn with `why` instead of running it
+ * (the last turn takes only the final report). */
+int aw__run_refuse_tools(aw_run *r, const char *why);
+#define LAST_TURN_REFUSAL "(tool failed: not run: this was the last turn, which takes only the final report)"
+
 
 /* run_emit.c */
 int aw__emit_event(aw_run *r, aw_json_doc *doc, aw_json_value *event);

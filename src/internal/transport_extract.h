@@ -11,7 +11,7 @@
 #include "internal/transport.h"
 
 enum { ST_TEXT = 0, ST_OPEN, ST_ATTRS, ST_PAYLOAD };
-enum { TAG_NONE = 0, TAG_NONCE, TAG_REASONING, TAG_HERMES, TAG_FUNCTION_CALLS };
+enum { TAG_NONE = 0, TAG_NONCE, TAG_REASONING };
 /* What the payload scanner holds back in close_buf: a '<', the start of a
  * closing tag, of a CDATA opener, or of one of our opening tags. */
 enum { HELD_NONE = 0, HELD_LT, HELD_CLOSE, HELD_CDATA, HELD_OPEN };
@@ -42,7 +42,7 @@ typedef struct x_tag {
     aw_text slot;        /* points into name */
     slot_kind slot_kind;
     unsigned long slot_number;
-    int json_payload;    /* payload is JSON: tool slots, progress, hermes */
+    int json_payload;    /* payload is JSON: tool slots, progress */
     int rejected;        /* -1, or the aw_reject_reason decided at open */
     size_t cut_string;   /* the payload was cut at a closing tag inside the JSON
                             string that starts at this offset; NO_OFFSET */
@@ -55,7 +55,7 @@ struct aw_extractor {
     const aw_transport *t;
     int state;
     int finished, stopped;
-    int keep_visible;       /* the fenced dialect is on: visible text is kept */
+    struct aw_recover *rec; /* other dialects are on: the filter of the visible text */
     aw_x_fn fn;
     void *ctx;
     aw_error *err;
@@ -84,7 +84,8 @@ struct aw_extractor {
     int final_done, progress_done;
     aw_buf feedback;        /* rejection lines */
     size_t rejections;
-    aw_buf visible;         /* for the fenced dialect (keep_visible) */
+    int rec_busy;           /* the filter is running: what it reports is not a boundary */
+    const char *emit_dialect; /* the dialect of the call being reported (transport_recover.c) */
     char warning[160];
 };
 
@@ -135,9 +136,11 @@ static inline int aw__x_emit(aw_extractor *x, const aw_x_event *ev) {
     return 0;
 }
 
+int aw__recover_text(aw_extractor *x, const char *p, size_t n);
+
 static inline int aw__x_emit_text(aw_extractor *x, const char *p, size_t n) {
     if (!n) return 0;
-    if (x->keep_visible && aw__x_append(&x->visible, p, n)) return AW_ENOMEM;
+    if (x->rec) return aw__recover_text(x, p, n);
     aw_x_event ev = {AW_X_TEXT, {p, n}, AW__X_NO_TEXT, AW__X_NO_TEXT, NULL, NULL, NULL};
     return aw__x_emit(x, &ev);
 }
@@ -216,24 +219,41 @@ int aw__extract_open_unended(aw_extractor *x, int at_end);
 
 /* Report a rejection and add its line to the feedback. */
 int aw__extract_reject(aw_extractor *x, aw_text slot, aw_text tool, aw_reject_reason reason, const char *message);
+/* The same, with the schema errors behind an invalid_arguments rejection. */
+int aw__extract_reject_with(aw_extractor *x, aw_text slot, aw_text tool, aw_reject_reason reason, const char *message,
+                            const aw_schema_result *errors);
 /* Parse a payload as JSON, strictly first and then with repair. *doc is
  * NULL when nothing could be recovered; fails only with AW_ENOMEM. */
 int aw__extract_parse_payload(const aw_extractor *x, const char *s, size_t n, aw_json_doc **doc, unsigned *repairs);
+/* Report an accepted call once its arguments pass the tool's schema (else
+ * an invalid_arguments rejection): 0, or a negative code. */
 int aw__extract_emit_call(aw_extractor *x, aw_text slot, aw_text tool, const aw_json_value *args, aw_text payload,
                           const char *source, unsigned repairs);
-/* A JSON-object payload for a tool: a call (1), or invalid_json (0), or a
- * negative code; `why`, when not NULL, says what is wrong with the JSON. */
+/* The same, telling which: 1 reported, 0 rejected, or a negative code. */
+int aw__extract_checked_call(aw_extractor *x, aw_text slot, aw_text tool, const aw_json_value *args, aw_text payload,
+                             const char *source, unsigned repairs);
+/* A JSON-object payload for a tool: a call (1), or invalid_json or
+ * invalid_arguments (0), or a negative code; `why`, when not NULL, says what is wrong with the JSON. */
 int aw__extract_tool_call(aw_extractor *x, aw_text slot, aw_text tool, aw_text payload, const char *source,
                           const char *why);
 /* "the string starting "hello} (1:11)": the JSON string whose quote is at
  * offset `at` of p[0..n). */
 void aw__extract_describe_string(const char *p, size_t n, size_t at, char *out, size_t size);
 
-/* ---- the other dialects (transport_dialects.c) ------------------------------ */
+/* ---- the other dialects (transport_recover.c) ------------------------------ */
 
-int aw__extract_close_hermes(aw_extractor *x, aw_text payload);
-int aw__extract_close_function_calls(aw_extractor *x, aw_text payload);
-/* The fenced dialect, over the visible text at the end. */
-int aw__extract_fenced(aw_extractor *x);
+/* The filter of the visible text, when t->dialects has any: made with the
+ * extractor, freed with it. */
+int aw__recover_new(aw_extractor *x);
+void aw__recover_free(aw_extractor *x);
+/* Something other than text is about to be reported (a tag of ours, a
+ * rejection, a call): settle what the filter holds, as at the end of the
+ * reply, so the events keep their order. Also called by finish. */
+int aw__recover_settle(aw_extractor *x);
+/* Bytes the readers have scanned in candidates so far, for the tests of
+ * the bound that keeps the filter linear (SCAN_BUDGET_* in
+ * transport_recover.c): at most 8 per byte of reply plus 64 KiB, and the
+ * length of the candidate that crossed it. */
+size_t aw__recover_scanned(const aw_extractor *x);
 
 #endif

@@ -1,6 +1,6 @@
 /* A tiny program built against the installed agentwire: JSON (our own
- * code) and a <thread> decode (through expat), so a link line that lacks
- * expat fails here. */
+ * code), a <thread> decode (through expat) and a schema with a pattern
+ * (through PCRE2), so a link line that lacks expat or PCRE2 fails here. */
 #include <stdio.h>
 #include <string.h>
 
@@ -50,4 +50,31 @@ static int check_thread(void) {
     return 0;
 }
 
-int main(void) { return check_json() || check_thread(); }
+static int check_schema(void) {
+    const char *schema = "{\"properties\":{\"path\":{\"type\":\"string\",\"pattern\":\"^/\"}}}";
+    const char *inst = "{\"path\":\"etc\"}";
+    aw_json_doc *sd = NULL, *id = NULL;
+    aw_error err;
+    aw_schema *s = NULL;
+    if (aw_json_parse(schema, strlen(schema), NULL, &sd, &err) || aw_json_parse(inst, strlen(inst), NULL, &id, &err) ||
+        aw_schema_compile(aw_json_doc_root(sd), NULL, &s, &err)) {
+        fprintf(stderr, "schema: %s\n", err.message);
+        return 1;
+    }
+    aw_schema_result r;
+    aw_schema_result_init(&r, NULL);
+    int ok = aw_schema_validate(s, aw_json_doc_root(id), NULL, &r, &err) == 0 && !r.valid && r.error_count == 1 &&
+             strcmp(r.errors[0].keyword_location, "/properties/path/pattern") == 0;
+    aw_schema_result_free(&r);
+    aw_schema_free(s);
+    aw_json_doc_free(sd);
+    aw_json_doc_free(id);
+    if (!ok) {
+        fprintf(stderr, "schema: wrong verdict\n");
+        return 1;
+    }
+    printf("schema checked\n");
+    return 0;
+}
+
+int main(void) { return check_json() || check_thread() || check_schema(); }

@@ -27,6 +27,7 @@ run() {
     fi
     "$exe" >"$exe.out" || { cat "$exe.out"; echo "$exe failed" >&2; exit 1; }
     grep -q '^thread decoded$' "$exe.out" || { echo "$exe: wrong output" >&2; cat "$exe.out"; exit 1; }
+    grep -q '^schema checked$' "$exe.out" || { echo "$exe: wrong output" >&2; cat "$exe.out"; exit 1; }
 }
 
 # 1. pkg-config, shared library
@@ -39,6 +40,7 @@ run "$scratch/pc_shared" shared
 # the shared library beside it
 static_libs=$(pkg-config --static --libs agentwire | sed 's/-lagentwire\b/-l:libagentwire.a/')
 case $static_libs in *-lexpat*) ;; *) echo "pkg-config --static does not name expat: $static_libs" >&2; exit 1 ;; esac
+case $static_libs in *-lpcre2-8*) ;; *) echo "pkg-config --static does not name PCRE2: $static_libs" >&2; exit 1 ;; esac
 cc $san -o "$scratch/pc_static" "$here/consumer.c" $(pkg-config --static --cflags agentwire) $static_libs
 run "$scratch/pc_static" static
 
@@ -69,6 +71,7 @@ run_rt "$scratch/rt_pc_shared" shared
 rt_static_libs=$(pkg-config --static --libs agentwire-runtime |
     sed 's/-lagentwire-runtime\b/-l:libagentwire-runtime.a/; s/-lagentwire\b/-l:libagentwire.a/')
 case $rt_static_libs in *-lcurl*) ;; *) echo "pkg-config --static does not name libcurl: $rt_static_libs" >&2; exit 1 ;; esac
+case $rt_static_libs in *-lyaml*) ;; *) echo "pkg-config --static does not name libyaml: $rt_static_libs" >&2; exit 1 ;; esac
 cc $san -o "$scratch/rt_pc_static" "$here/runtime_consumer.c" $(pkg-config --static --cflags agentwire-runtime) \
     $rt_static_libs
 run_rt "$scratch/rt_pc_static" static

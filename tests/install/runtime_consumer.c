@@ -1,10 +1,12 @@
 /* A tiny program built against the installed agentwire-runtime: a loop, a
- * child process (the runtime's own code) and a replay provider answering
- * one request, so a link line that lacks the runtime or the codec library
- * beneath it fails here. */
+ * child process (the runtime's own code), a replay provider answering
+ * one request and an agent file read (libyaml), so a link line that lacks
+ * the runtime, the codec library beneath it or the runtime's own
+ * dependencies fails here. */
 #include <stdio.h>
 #include <string.h>
 
+#include <agentwire/agentfile.h>
 #include <agentwire/agentwire.h>
 #include <agentwire/loop.h>
 #include <agentwire/proc.h>
@@ -38,6 +40,14 @@ int main(int argc, char **argv)
         return 2;
     }
     aw_error err;
+    static const char agent[] = "---\nname: consumer\nmaxTurns: 2\n---\nHello.\n";
+    aw_agent_file *af = NULL;
+    if (aw_agent_file_parse(agent, sizeof agent - 1, "consumer.md", NULL, &af, &err) ||
+        strcmp(aw_agent_file_def(af)->name, "consumer") != 0 || aw_agent_file_def(af)->max_turns != 2) {
+        fprintf(stderr, "agent file: %s\n", err.message);
+        return 1;
+    }
+    aw_agent_file_free(af);
     aw_loop *l = aw_loop_new(NULL, &err);
     const char *args[] = {"true", NULL};
     aw_proc_spec spec = {.argv = args};

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "agentwire/error.h"
 #include "failalloc.h"
 
 /* Blocks carry a header so that live blocks are counted exactly and a
@@ -90,4 +91,19 @@ long aw_failalloc_run(int (*fn)(const aw_allocator *a, void *ctx), void *ctx, lo
         if (fa.live != 0) fail_msg("allocation failure %ld of %ld leaked %ld block(s)", n, total, fa.live);
     }
     return total;
+}
+
+void aw_failalloc_run_sticky(int (*fn)(const aw_allocator *a, void *ctx), void *ctx) {
+    for (long n = 1;; n++) {
+        aw_failalloc fa;
+        aw_failalloc_init(&fa, n);
+        fa.sticky = true;
+        int rc = fn(&fa.base, ctx);
+        if (fa.live != 0) fail_msg("allocation %ld failed for good: %ld block(s) leaked", n, fa.live);
+        if (!fa.failed) {
+            assert_int_equal(rc, 0);
+            return; /* fewer than n allocations: all done */
+        }
+        assert_int_equal(rc, AW_ENOMEM);
+    }
 }

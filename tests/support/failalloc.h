@@ -31,4 +31,11 @@ const aw_allocator *aw_failalloc_allocator(aw_failalloc *fa);
  * Returns the number of allocation calls of the clean run. */
 long aw_failalloc_run(int (*fn)(const aw_allocator *a, void *ctx), void *ctx, long max_calls);
 
+/* As aw_failalloc_run, but once an allocation fails every later one fails
+ * too (the allocator stays out of memory), which takes the cleanup paths
+ * that a single failure, recovered from, does not: each run must return
+ * AW_ENOMEM with nothing left allocated, until a run needs fewer
+ * allocations than the failure point and must succeed. */
+void aw_failalloc_run_sticky(int (*fn)(const aw_allocator *a, void *ctx), void *ctx);
+
 #endif

@@ -202,3 +202,17 @@ size_t aw_test_utf8_subpart(const unsigned char *p, size_t n) {
     while (k < n && k < 3 && starts_well_formed(p, k + 1)) k++;
     return k;
 }
+
+bool aw_test_pid_alive(pid_t pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *close_paren = strrchr(buf, ')');
+    return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
+}

@@ -2,8 +2,10 @@
 #ifndef AW_TEST_TESTUTIL_H
 #define AW_TEST_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "agentwire/buf.h"
 #include "agentwire/error.h"
@@ -46,5 +48,10 @@ void aw_test_check_appended(const aw_buf *out, const char *prefix, size_t prefix
  * continuation bytes would complete into a well-formed sequence, or 1.
  * The reference the library's U+FFFD substitution is held to. */
 size_t aw_test_utf8_subpart(const unsigned char *p, size_t n);
+
+/* The process is running (not gone, not a zombie: a killed orphan waits as
+ * a zombie until whoever adopted it reaps it, and in a container that may
+ * be never). */
+bool aw_test_pid_alive(pid_t pid);
 
 #endif

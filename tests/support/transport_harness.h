@@ -67,12 +67,7 @@ static inline int th_mode_of(const char *s, aw_transport_mode *m) {
     return 0;
 }
 
-static inline unsigned th_dialect_of(const char *s) {
-    if (!strcmp(s, "hermes")) return AW_DIALECT_HERMES;
-    if (!strcmp(s, "function_calls")) return AW_DIALECT_FUNCTION_CALLS;
-    if (!strcmp(s, "fenced")) return AW_DIALECT_FENCED;
-    return 0;
-}
+static inline unsigned th_dialect_of(const char *s) { return aw_dialect_flag(s, strlen(s)); }
 
 static inline const char *th_str(const aw_json_value *obj, const char *key, const char *dflt) {
     const aw_json_value *v = aw_json_get(obj, key);
@@ -130,6 +125,25 @@ static inline aw_transport *th_transport(const aw_json_value *spec, const aw_all
     aw_transport *t = aw_transport_new(&cfg, err);
     aw_free(NULL, defs);
     aw_json_doc_free(tdoc);
+    return t;
+}
+
+/* A session in mode with the tools of a JSON array and the AW_DIALECT_*
+ * dialects on, nonce TH_NONCE. NULL on failure (err says). */
+static inline aw_transport *th_session_with(const aw_json_value *tools, aw_transport_mode mode, unsigned dialects,
+                                            aw_error *err) {
+    aw_tool_def *defs = NULL;
+    size_t n = 0;
+    if (aw_tools_from_json(tools, NULL, &defs, &n, err)) return NULL;
+    aw_transport_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.mode = mode;
+    cfg.nonce = TH_NONCE;
+    cfg.tools = defs;
+    cfg.tool_count = n;
+    cfg.dialects = dialects;
+    aw_transport *t = aw_transport_new(&cfg, err);
+    aw_free(NULL, defs);
     return t;
 }
 

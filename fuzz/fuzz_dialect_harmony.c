@@ -1,0 +1,6 @@
+/* Fuzz the harmony dialect reader through the extractor: see dialect_fuzz.h. */
+#include "dialect_fuzz.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
+    return dialect_fuzz_one(AW_DIALECT_HARMONY, data, size);
+}
