@@ -14,7 +14,7 @@ BUILD_FUZZ ?= build/fuzz
 BUILD_BENCH := build/bench
 
 DEB_PACKAGES := build-essential cmake clang pkg-config libcmocka-dev libexpat1-dev libpcre2-dev libclang-rt-14-dev \
-	libcurl4-openssl-dev libsqlite3-dev libpq-dev postgresql libyaml-dev
+	libcurl4-openssl-dev libsqlite3-dev libpq-dev postgresql libyaml-dev libmicrohttpd-dev
 DEMO_CMDS = \
 	$(BUILD_REL)/agentwire thread encode --strip-ansi --prefill "Based on the thread above, my next step is" examples/session.jsonl && \
 	$(BUILD_REL)/agentwire json format --indent 2 examples/event.json
@@ -37,7 +37,7 @@ all: build
 # Install missing Debian packages (quietly, and only when something is missing).
 deps:
 	@missing=""; \
-	for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	for p in $(DEB_PACKAGES) $(TEST_DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing:$$missing"; \
@@ -72,6 +72,8 @@ test-deps:
 	  else echo "node and npm are needed for the MCP tests (sudo apt-get install nodejs npm)"; exit 1; fi; }
 	@[ -d tests/mcp/node_modules ] || (cd tests/mcp && npm ci --silent --no-audit --no-fund)
 
+# the serve pages are tested in a real browser (tests/test_serve_browser.c)
+test: TEST_DEB_PACKAGES := chromium
 test: deps test-deps
 	CC=$(CC) cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DAW_SANITIZE=ON -DAW_WERROR=ON >/dev/null
 	cmake --build $(BUILD_TEST) -j $(JOBS)

@@ -118,5 +118,6 @@ int cli_chat(int argc, char **argv);
 int cli_schema(int argc, char **argv);
 int cli_mcp(int argc, char **argv);
 int cli_agent(int argc, char **argv);
+int cli_serve(int argc, char **argv);
 
 #endif

@@ -42,6 +42,7 @@ static const char main_help[] =
     "  agent check|show\n"
     "             agent files (Markdown + YAML frontmatter): checked, or shown as\n"
     "             read; run one with 'agentwire run --agent FILE TASK'\n"
+    "  serve      watch and browse sessions in a browser; a JSON API and event streams\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -67,6 +68,7 @@ static const group groups[] = {
     {"chat", cli_chat},
     {"mcp", cli_mcp},
     {"agent", cli_agent},
+    {"serve", cli_serve},
 };
 
 int main(int argc, char **argv) {

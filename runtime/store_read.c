@@ -421,6 +421,166 @@ int aw_store_snapshot(aw_store *s, const char *id, aw_json_doc **out, aw_error *
     return 0;
 }
 
+static int64_t num_or_minus(const aw_json_value *v) { return aw_json_is_number(v) ? (int64_t)v->u.num.d : -1; }
+
+/* ---- whole steps, for a viewer ------------------------------------------------------ */
+
+/* A viewer turns steps into envelopes (a step's start and end, with the
+ * usage of its model requests), so it reads whole steps: each with its
+ * events after the resume point and all of its accounting rows. Steps are
+ * written in one transaction each, so the last step read is complete. */
+typedef struct steps_ctx {
+    reader *r;
+    const char *id;
+    int64_t after;
+    size_t limit;
+    int64_t first_step, last_step, step_of_after;
+} steps_ctx;
+
+static int one_int_row(void *ctx, const aw_sv *c, size_t n)
+{
+    *(int64_t *)ctx = n ? sv_get_int(&c[0], -1) : -1;
+    return 0;
+}
+
+static int view_step_row(void *ctx, const aw_sv *c, size_t n)
+{
+    steps_ctx *x = ctx;
+    reader *r = x->r;
+    if (n < 5)
+        return corrupt(r, "too few columns");
+    int64_t seq = sv_get_int(&c[0], -1);
+    aw_json_value *o = aw_json_new_object(r->doc), *evs = aw_json_new_array(r->doc), *acc = aw_json_new_array(r->doc);
+    if (!o || !evs || !acc || aw_json_object_set_int(r->doc, o, "seq", seq) ||
+        aw_json_object_set_int(r->doc, o, "turn", sv_get_int(&c[1], 0)) || set_text(r->doc, o, "state", &c[2]) ||
+        aw_json_object_set_bool(r->doc, o, "final", sv_get_int(&c[3], 0) != 0) ||
+        aw_json_object_set_int(r->doc, o, "created_at", sv_get_int(&c[4], 0)) ||
+        aw_json_object_set_bool(r->doc, o, "continued", seq == x->step_of_after) ||
+        aw_json_object_set(r->doc, o, "events", 6, evs) || aw_json_object_set(r->doc, o, "accounting", 10, acc) ||
+        aw_json_array_push(r->doc, r->list, o))
+        return oom(r);
+    x->last_step = seq;
+    return 0;
+}
+
+/* The step object a row of step `step` goes to: the rows come in step
+ * order, so the search starts at the last step used. */
+static aw_json_value *step_list(steps_ctx *x, int64_t step, const char *member, size_t *from)
+{
+    size_t count = aw_json_count(x->r->list);
+    for (size_t i = *from; i < count; i++) {
+        aw_json_value *o = aw_json_at_mut(x->r->list, i);
+        if (num_or_minus(aw_json_get(o, "seq")) == step) {
+            *from = i;
+            return aw_json_get_mut(o, member);
+        }
+    }
+    return NULL;
+}
+
+typedef struct view_rows {
+    steps_ctx *x;
+    size_t from;
+} view_rows;
+
+static int view_event_row(void *ctx, const aw_sv *c, size_t n)
+{
+    view_rows *v = ctx;
+    reader *r = v->x->r;
+    if (n < 3)
+        return corrupt(r, "too few columns");
+    aw_json_value *list = step_list(v->x, sv_get_int(&c[1], -1), "events", &v->from);
+    if (!list)
+        return corrupt(r, "an event of a step that is not stored");
+    aw_json_value *o = aw_json_new_object(r->doc);
+    aw_json_value *ev = o ? parse_into(r, &c[2]) : NULL;
+    if (!ev)
+        return r->rc ? r->rc : oom(r);
+    if (!aw_json_is_object(ev))
+        return corrupt(r, "an event is not an object");
+    if (aw_json_object_set_int(r->doc, o, "seq", sv_get_int(&c[0], 0)) || aw_json_object_set(r->doc, o, "event", 5, ev) ||
+        aw_json_array_push(r->doc, list, o))
+        return oom(r);
+    return 0;
+}
+
+static int view_accounting_row(void *ctx, const aw_sv *c, size_t n)
+{
+    view_rows *v = ctx;
+    reader *r = v->x->r;
+    if (n < 2)
+        return corrupt(r, "too few columns");
+    aw_json_value *list = step_list(v->x, sv_get_int(&c[0], -1), "accounting", &v->from);
+    if (!list)
+        return corrupt(r, "an accounting row of a step that is not stored");
+    aw_json_value *row = parse_into(r, &c[1]);
+    if (!row)
+        return r->rc;
+    return aw_json_array_push(r->doc, list, row) ? oom(r) : 0;
+}
+
+static int steps_tx(aw_store *s, void *ctx, aw_error *err)
+{
+    steps_ctx *x = ctx;
+    int rc = must_exist(s, x->id, err);
+    aw_sv p[] = {sv_str(x->id), sv_int(x->after)};
+    x->first_step = x->step_of_after = -1;
+    if (!rc)
+        rc = s->drv->query(s,
+                           "SELECT e.step FROM aw_events e JOIN aw_steps s ON s.session_id = e.session_id AND s.seq = e.step"
+                           " WHERE e.session_id = ? AND e.seq > ? AND s.state <> 'superseded' ORDER BY e.seq LIMIT 1",
+                           p, 2, one_int_row, &x->first_step, err);
+    if (rc || x->first_step < 0)
+        return rc;
+    if (x->after > 0)
+        rc = s->drv->query(s, "SELECT step FROM aw_events WHERE session_id = ? AND seq = ?", p, 2, one_int_row,
+                           &x->step_of_after, err);
+    aw_sv sp[] = {sv_str(x->id), sv_int(x->first_step), sv_int(x->limit ? (int64_t)x->limit : INT64_MAX)};
+    if (!rc)
+        rc = s->drv->query(s,
+                           "SELECT seq, turn, state, final, created_at FROM aw_steps WHERE session_id = ? AND seq >= ?"
+                           " AND state <> 'superseded' ORDER BY seq LIMIT ?",
+                           sp, 3, view_step_row, x, err);
+    if (rc || x->r->rc)
+        return rc ? rc : x->r->rc;
+    /* the steps' events are numbers after..last: a range of the primary
+     * key, found through the step index (schema version 2) */
+    aw_sv bp[] = {sv_str(x->id), sv_int(x->first_step), sv_int(x->last_step)};
+    int64_t last_event = -1;
+    rc = s->drv->query(s, "SELECT max(seq) FROM aw_events WHERE session_id = ? AND step BETWEEN ? AND ?", bp, 3,
+                       one_int_row, &last_event, err);
+    aw_sv ep[] = {sv_str(x->id), sv_int(x->after), sv_int(last_event)};
+    view_rows v = {x, 0};
+    if (!rc)
+        rc = s->drv->query(s,
+                           "SELECT e.seq, e.step, e.body FROM aw_events e JOIN aw_steps s"
+                           " ON s.session_id = e.session_id AND s.seq = e.step WHERE e.session_id = ? AND e.seq > ?"
+                           " AND e.seq <= ? AND s.state <> 'superseded' ORDER BY e.seq",
+                           ep, 3, view_event_row, &v, err);
+    aw_sv ap[] = {sv_str(x->id), sv_int(x->first_step), sv_int(x->last_step)};
+    v.from = 0;
+    if (!rc && !x->r->rc)
+        rc = s->drv->query(s,
+                           "SELECT a.step, a.body FROM aw_accounting a JOIN aw_steps s"
+                           " ON s.session_id = a.session_id AND s.seq = a.step WHERE a.session_id = ?"
+                           " AND a.step BETWEEN ? AND ? AND s.state <> 'superseded' ORDER BY a.seq",
+                           ap, 3, view_accounting_row, &v, err);
+    return rc;
+}
+
+int aw_store_steps(aw_store *s, const char *id, int64_t after_seq, size_t limit, aw_json_doc **out, aw_error *err)
+{
+    aw_error_clear(err);
+    *out = NULL;
+    reader r;
+    int rc = reader_start(&r, s, id, true, err);
+    if (rc)
+        return rc;
+    steps_ctx x = {&r, id, after_seq < 0 ? 0 : after_seq, limit, -1, -1, -1};
+    rc = aw__store_tx(s, false, steps_tx, &x, err);
+    return reader_finish(&r, rc, out);
+}
+
 /* ---- resuming ----------------------------------------------------------------------- */
 
 /* Rows for aw_store_resume_assemble: [{"resume": TEXT, "final": bool,
@@ -445,8 +605,6 @@ static int step_row(void *ctx, const aw_sv *c, size_t n)
         return oom(r);
     return 0;
 }
-
-static int64_t num_or_minus(const aw_json_value *v) { return aw_json_is_number(v) ? (int64_t)v->u.num.d : -1; }
 
 static int resume_event_row(void *ctx, const aw_sv *c, size_t n)
 {

@@ -10,10 +10,14 @@
  * starts with aw_, so the store can share a PostgreSQL database with an
  * application's own tables.
  *
+ * Version 2 (issue 15): a viewer (agentwire serve) follows a session
+ * with aw_events.seq, which only grows per session, and reads its rows a
+ * few whole steps at a time: events and accounting rows by step, so a
+ * read costs the steps it reads, not the length of the session.
+ *
  * Seams for what comes next (issue 15): a run queue adds its own table
- * and a lease to aw_sessions in version 2 (status "queued", owner and a
- * lease expiry; workers take rows with FOR UPDATE SKIP LOCKED); a viewer
- * follows a session with aw_events.seq, which only grows per session. */
+ * and a lease to aw_sessions in version 3 (status "queued", owner and a
+ * lease expiry; workers take rows with FOR UPDATE SKIP LOCKED). */
 #include <string.h>
 
 #include "internal/rt_util.h"
@@ -90,6 +94,13 @@ static const char *const v1[] = {
     " PRIMARY KEY (session_id, n))",
 };
 
+/* Version 2: rows by step, for a viewer reading whole steps. IF NOT
+ * EXISTS: a database put back to version 1 by hand keeps its indexes. */
+static const char *const v2[] = {
+    "CREATE INDEX IF NOT EXISTS aw_events_step ON aw_events (session_id, step)",
+    "CREATE INDEX IF NOT EXISTS aw_accounting_step ON aw_accounting (session_id, step)",
+};
+
 typedef struct migration {
     int version;
     const char *const *statements;
@@ -98,6 +109,7 @@ typedef struct migration {
 
 static const migration migrations[] = {
     {1, v1, sizeof v1 / sizeof *v1},
+    {2, v2, sizeof v2 / sizeof *v2},
 };
 
 static int version_row(void *ctx, const aw_sv *cols, size_t n)

@@ -247,6 +247,63 @@ static void test_events_accounting_snapshot(void **state)
     aw_store_close(s);
 }
 
+/* Whole steps for a viewer: the events after a point, every accounting
+ * row of their steps, and whether the first step began before the point;
+ * a set-aside (superseded) step is left out. */
+static void test_steps_for_a_viewer(void **state)
+{
+    (void)state;
+    aw_store *s = open_store();
+    char id[64];
+    fresh_id(id, sizeof id);
+    aw_json_doc *d = NULL;
+    aw_error err;
+    begin(s, id, false, "t");
+    assert_int_equal(aw_store_steps(s, id, 0, 0, &d, &err), 0);
+    assert_int_equal(aw_json_count(aw_json_doc_root(d)), 0); /* nothing yet */
+    aw_json_doc_free(d);
+    for (unsigned t = 1; t <= 3; t++)
+        append(s, id, t, false, false, NULL, NULL);
+    /* after event 3: the rest of step 2 (begun before), then step 3 */
+    assert_int_equal(aw_store_steps(s, id, 3, 0, &d, &err), 0);
+    const aw_json_value *list = aw_json_doc_root(d), *st = aw_json_at(list, 0);
+    assert_int_equal(aw_json_count(list), 2);
+    assert_int_equal((int)nfield(st, "seq"), 2);
+    assert_int_equal((int)nfield(st, "turn"), 2);
+    assert_string_equal(aw_json_get(st, "state")->u.str.ptr, "whole");
+    assert_true(aw_json_get(st, "continued")->u.b);
+    assert_int_equal(aw_json_count(aw_json_get(st, "events")), 1);
+    assert_int_equal((int)nfield(aw_json_at(aw_json_get(st, "events"), 0), "seq"), 4);
+    assert_string_equal(aw_json_get(aw_json_get(aw_json_at(aw_json_get(st, "events"), 0), "event"), "type")->u.str.ptr,
+                        "tool_result");
+    assert_int_equal(aw_json_count(aw_json_get(st, "accounting")), 2); /* all of the step's rows */
+    st = aw_json_at(list, 1);
+    assert_false(aw_json_get(st, "continued")->u.b);
+    assert_int_equal(aw_json_count(aw_json_get(st, "events")), 2);
+    aw_json_doc_free(d);
+    /* at most one step: a long session is read in pieces */
+    assert_int_equal(aw_store_steps(s, id, 0, 1, &d, &err), 0);
+    assert_int_equal(aw_json_count(aw_json_doc_root(d)), 1);
+    assert_false(aw_json_get(aw_json_at(aw_json_doc_root(d), 0), "continued")->u.b);
+    aw_json_doc_free(d);
+    assert_int_equal(aw_store_steps(s, id, 6, 0, &d, &err), 0);
+    assert_int_equal(aw_json_count(aw_json_doc_root(d)), 0);
+    aw_json_doc_free(d);
+    /* a cut turn, then resumed: the cut step's rows are not shown again */
+    append(s, id, 4, true, true, NULL, "user_requested");
+    begin(s, id, true, NULL);
+    append(s, id, 4, true, false, NULL, "completed");
+    assert_int_equal(aw_store_steps(s, id, 6, 0, &d, &err), 0);
+    list = aw_json_doc_root(d);
+    assert_int_equal(aw_json_count(list), 1);
+    assert_int_equal((int)nfield(aw_json_at(list, 0), "seq"), 5);
+    assert_true(aw_json_get(aw_json_at(list, 0), "final")->u.b);
+    assert_int_equal((int)nfield(aw_json_at(aw_json_get(aw_json_at(list, 0), "events"), 0), "seq"), 9);
+    aw_json_doc_free(d);
+    assert_int_equal(aw_store_steps(s, "no-such-session", 0, 0, &d, &err), AW_STORE_ENOTFOUND);
+    aw_store_close(s);
+}
+
 static void test_resume_from_whole_steps(void **state)
 {
     (void)state;
@@ -382,6 +439,12 @@ static void test_exchanges(void **state)
     aw_store_close(s);
 }
 
+static int one_number(void *ctx, const aw_sv *cols, size_t n)
+{
+    *(int64_t *)ctx = n ? sv_get_int(&cols[0], -1) : -1;
+    return 0;
+}
+
 static void test_newer_schema_refused(void **state)
 {
     (void)state;
@@ -391,7 +454,9 @@ static void test_newer_schema_refused(void **state)
     aw_error err;
     assert_null(aw_store_open(url, NULL, &err));
     assert_int_equal(err.code, AW_STORE_ESCHEMA);
-    assert_non_null(strstr(err.message, "schema version 99, newer than this agentwire knows (1)"));
+    char want[100];
+    snprintf(want, sizeof want, "schema version 99, newer than this agentwire knows (%d)", AW_STORE_SCHEMA_VERSION);
+    assert_non_null(strstr(err.message, want));
     /* put it back through a handle that does not check (the driver's) */
     aw_store tmp = {0};
     tmp.drv = postgres ? &aw_store_pg_driver : &aw_store_sqlite_driver;
@@ -399,9 +464,22 @@ static void test_newer_schema_refused(void **state)
     tmp.url = url;
     tmp.busy_timeout_ms = 5000;
     assert_int_equal(tmp.drv->open(&tmp, postgres ? url : url + 7, &err), 0);
+    /* at version 1, without the viewer's indexes: opened, it is brought
+     * forward to this binary's version */
     raw(&tmp, "UPDATE aw_schema SET version = 1");
+    raw(&tmp, "DROP INDEX aw_events_step");
+    raw(&tmp, "DROP INDEX aw_accounting_step");
     tmp.drv->close(&tmp);
-    aw_store_close(open_store());
+    aw_store *s2 = open_store();
+    int64_t v = 0;
+    assert_int_equal(s2->drv->query(s2, "SELECT max(version) FROM aw_schema", NULL, 0, one_number, &v, &err), 0);
+    assert_int_equal(v, AW_STORE_SCHEMA_VERSION);
+    raw(s2, "SELECT count(*) FROM aw_events WHERE session_id = 'x' AND step = 1"); /* the index is there to use */
+    const char *has_index = postgres ? "SELECT count(*) FROM pg_indexes WHERE indexname = 'aw_accounting_step'"
+                                     : "SELECT count(*) FROM sqlite_master WHERE name = 'aw_accounting_step'";
+    assert_int_equal(s2->drv->query(s2, has_index, NULL, 0, one_number, &v, &err), 0);
+    assert_int_equal(v, 1);
+    aw_store_close(s2);
 }
 
 static void test_corrupt_rows_are_reported(void **state)
@@ -574,6 +652,8 @@ static int sweep_body(const aw_allocator *a, void *ctx)
         aw_json_doc_free(d);
     if (!rc && !(rc = aw_store_accounting(s, id, &d, &err)))
         aw_json_doc_free(d);
+    if (!rc && !(rc = aw_store_steps(s, id, 0, 0, &d, &err)))
+        aw_json_doc_free(d);
     if (!rc && !(rc = aw_store_snapshot(s, id, &d, &err)))
         aw_json_doc_free(d);
     aw_store_resume r;
@@ -638,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_open_twice_and_url_redacted),
         cmocka_unit_test(test_session_lifecycle),
         cmocka_unit_test(test_events_accounting_snapshot),
+        cmocka_unit_test(test_steps_for_a_viewer),
         cmocka_unit_test(test_resume_from_whole_steps),
         cmocka_unit_test(test_list_filters_rm_gc),
         cmocka_unit_test(test_exchanges),

@@ -45,7 +45,7 @@ extern "C" {
 
 /* The schema this binary writes. A database with a newer version is
  * refused (AW_STORE_ESCHEMA); an older one is migrated forward on open. */
-#define AW_STORE_SCHEMA_VERSION 1
+#define AW_STORE_SCHEMA_VERSION 2
 
 /* Store failures, beside the codec's AW_E* codes. err->message always
  * says what happened in words ("the store's disk is full: PATH"). */
@@ -141,6 +141,15 @@ int aw_store_session_list(aw_store *s, const aw_session_filter *f, aw_json_doc *
  * turn that was cut and then resumed are left out. */
 int aw_store_events(aw_store *s, const char *id, int64_t after_seq, size_t limit, aw_json_doc **out,
                     aw_error *err);
+/* Whole steps, for a viewer that turns them into envelopes (agentwire
+ * serve): the steps holding events after after_seq, oldest first, at most
+ * limit (0: all), as [{"seq": N, "turn": N, "state": "whole"|"partial",
+ * "final": bool, "created_at": ms, "continued": bool (the event after_seq
+ * is of this step: its start was seen already), "events": [{"seq": N,
+ * "event": {...}}] (those after after_seq), "accounting": [rows...] (all of
+ * the step's)}]. Steps set aside by a resumed turn are left out, as by
+ * aw_store_events. An empty array when nothing came after after_seq. */
+int aw_store_steps(aw_store *s, const char *id, int64_t after_seq, size_t limit, aw_json_doc **out, aw_error *err);
 /* The accounting rows, in order, as an array of the rows. */
 int aw_store_accounting(aw_store *s, const char *id, aw_json_doc **out, aw_error *err);
 /* The latest slim snapshot; AW_STORE_ENOTFOUND before the first step. */
