@@ -47,6 +47,9 @@ typedef struct run_opts {
     aw_records_config rec;
     const char *events[8];
     size_t nevents;
+    const char *events_secret;      /* --events-secret TEXT|@FILE (webhooks) */
+    const char *events_dead_letter; /* --events-dead-letter FILE (webhooks) */
+    size_t events_queue;            /* --events-queue N (0: the sinks' default) */
     const char *tools_path, *schema_path, *contract_name, *system;
     bool transport_set, quiet, verbose;
     unsigned retries;
@@ -74,6 +77,17 @@ int cli_run_parse(cli_args *a, run_opts *o);
 /* Run with o (task NULL: a resumed run's cut turn, no new task): the
  * exit status. */
 int cli_run_go(cli_args *a, run_opts *o, const char *task);
+
+/* ---- event destinations (cli_events.c) ---- */
+
+/* --events-secret, --events-dead-letter, --events-queue: -1 when opt is
+ * none of them, 0 when taken, else a usage error's status. */
+long cli_events_option(cli_args *a, run_opts *o, const char *opt);
+/* Open o's --events destinations on loop into sinks (o->nevents of them):
+ * CLI_OK, or CLI_REJECTED after a message naming who. */
+int cli_events_open(const run_opts *o, aw_loop *loop, aw_sink **sinks, const char *who);
+/* On stderr: each sink that dropped envelopes, how many and why. */
+void cli_events_report(const char *who, aw_sink *const *sinks, size_t n);
 
 /* ---- sessions in a run (cli_session.c) ---- */
 

@@ -75,7 +75,12 @@ static const char run_help[] =
     "\n"
     "Records (written as the run goes):\n"
     "  --thread FILE             the agent events as <thread> XML\n"
-    "  --events FILE|-           UI envelopes as JSON lines (repeatable)\n"
+    "  --events DEST             UI envelopes (repeatable): FILE or - (JSON lines),\n"
+    "                            redis://[:PASSWORD@]HOST:PORT/DB (PUBLISH on agent.<session>,\n"
+    "                            Laravel's broadcast payload), http(s)://... (a webhook)\n"
+    "  --events-secret TEXT|@FILE  sign webhook bodies: X-Agentwire-Signature-256\n"
+    "  --events-dead-letter FILE   webhook envelopes that could not be delivered\n"
+    "  --events-queue N          envelopes a slow destination may hold back (10000)\n"
     "  --stream-events           include agent.stream.chunk envelopes\n"
     "  --events-preset P         standard (default); minimal: fewer envelopes;\n"
     "                            debug: also each continuation decision with its\n"
@@ -329,6 +334,9 @@ int cli_run_parse(cli_args *a, run_opts *o)
             o->quiet = true;
         } else if (!strcmp(opt, "--verbose")) {
             o->verbose = true;
+        } else if ((n = cli_events_option(a, o, opt)) != -1) {
+            if (n > 0)
+                return (int)n; /* an events option (cli_events.c), or a usage error in one */
         } else if ((n = cli_session_option(a, o, opt)) != -1) {
             if (n > 0)
                 return (int)n; /* a session option (cli_session.c), or a usage error in one */
@@ -499,9 +507,8 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
         goto out;
     if (o.on_result)
         cli_run_ui_set_result(ui, o.on_result, o.result_ctx);
-    for (size_t i = 0; i < o.nevents; i++)
-        if (!(sinks[i] = aw_sink_open(loop, o.events[i], NULL, &err)))
-            goto fail;
+    if (cli_events_open(&o, loop, sinks, "agentwire run"))
+        goto out;
     o.rec.sinks = sinks;
     o.rec.sink_count = o.nevents;
     if (!(records = aw_records_new(&o.rec, &err)))
@@ -575,10 +582,7 @@ int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
         if (rc == CLI_OK)
             rc = CLI_REJECTED;
     }
-    for (size_t i = 0; i < o.nevents; i++)
-        if (sinks[i]->dropped)
-            fprintf(stderr, "agentwire run: %s: %llu envelope%s dropped (the reader fell behind or went away)\n",
-                    sinks[i]->name, (unsigned long long)sinks[i]->dropped, sinks[i]->dropped == 1 ? "" : "s");
+    cli_events_report("agentwire run", sinks, o.nevents);
     goto out;
 
 fail:
