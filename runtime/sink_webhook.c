@@ -69,7 +69,7 @@ struct webhook_sink {
     delivery slots[MAX_IN_FLIGHT];
     size_t in_flight;
     aw_timer *wake;          /* the earliest backoff's end */
-    unsigned failing;        /* attempts failed in a row (0: the peer answers) */
+    bool unreachable;        /* the last attempt got no answer at all (refused, timed out) */
     aw_buf line;             /* an envelope being queued */
     aw_buf dead_line;        /* a dead letter being written */
 };
@@ -146,7 +146,7 @@ static void on_done(void *ctx, const aw_http_result *res)
     it->in_flight = false;
     if (!res->code && res->status >= 200 && res->status < 300) {
         w->base.sent++;
-        w->failing = 0;
+        w->unreachable = false;
         aw_sink_queue_remove(&w->queue, it);
         pump(w);
         return;
@@ -158,7 +158,7 @@ static void on_done(void *ctx, const aw_http_result *res)
         snprintf(why, sizeof why, "HTTP %d%s%s", res->status, *aw_http_reason(res->status) ? " " : "",
                  aw_http_reason(res->status));
     snprintf(w->base.error, sizeof w->base.error, "%.80s: %.170s", w->base.name, why);
-    w->failing++;
+    w->unreachable = res->code != 0;
     if (worth_retrying(res) && it->attempts < MAX_ATTEMPTS)
         it->not_before = aw_loop_now(w->loop) + backoff_ms(it->attempts, res->retry_after_ms);
     else
@@ -301,9 +301,10 @@ static int webhook_flush(aw_sink *s, int64_t timeout_ms, aw_error *err)
     (void)err;
     webhook_sink *w = s->impl;
     int64_t end = aw_loop_clock() + (timeout_ms > 0 ? timeout_ms : 0);
-    /* A receiver that keeps failing is not waited for: its envelopes
-     * would only wait out their backoff to fail again. */
-    while (w->queue.count && !(w->failing && !w->in_flight)) {
+    /* A receiver that did not answer at all last time (down, hanging) is
+     * not waited for: its envelopes would only wait out their backoff to
+     * fail again. One that answered (a 500) may take them on a retry. */
+    while (w->queue.count && !(w->unreachable && !w->in_flight)) {
         int64_t left = end - aw_loop_clock();
         if (left <= 0 || aw_loop_once(w->loop, left))
             break;
