@@ -78,6 +78,30 @@ int cli_run_parse(cli_args *a, run_opts *o);
  * exit status. */
 int cli_run_go(cli_args *a, run_opts *o, const char *task);
 
+/* ---- one run on a given loop (cli_run_job.c) ---- */
+
+typedef struct cli_run_job cli_run_job;
+
+typedef struct cli_run_env {
+    aw_loop *loop;
+    cli_run_ui *ui;          /* the terminal, or NULL (a worker's run: no questions, no progress) */
+    aw_sink *const *sinks;   /* more destinations for the run's envelopes (a worker's own), not owned */
+    size_t nsinks;
+    const char *who;         /* what messages start with: "agentwire run" */
+} cli_run_env;
+
+/* Make the run o describes (task NULL: a resumed run's cut turn) on
+ * env->loop, its session begun in the store: -1 and *out, else the exit
+ * status after a message (*out may be set then too: free it). */
+int cli_run_job_new(cli_args *a, const run_opts *o, const char *task, const cli_run_env *env, cli_run_job **out);
+aw_run *cli_run_job_run(cli_run_job *j);
+/* The job's own copy of the options (its session, its store). */
+run_opts *cli_run_job_opts(cli_run_job *j);
+/* The run is over: its records closed and its destinations' drops
+ * reported; rc (the status so far) becomes 1 when a record failed. */
+int cli_run_job_end(cli_run_job *j, int rc);
+void cli_run_job_free(cli_run_job *j);
+
 /* ---- event destinations (cli_events.c) ---- */
 
 /* --events-secret, --events-dead-letter, --events-queue: -1 when opt is

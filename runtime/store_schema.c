@@ -10,10 +10,12 @@
  * starts with aw_, so the store can share a PostgreSQL database with an
  * application's own tables.
  *
- * Seams for what comes next (issue 15): a run queue adds its own table
- * and a lease to aw_sessions in version 2 (status "queued", owner and a
- * lease expiry; workers take rows with FOR UPDATE SKIP LOCKED); a viewer
- * follows a session with aw_events.seq, which only grows per session. */
+ * Version 2 (issue 15) adds the run queue: aw_queue holds the sessions
+ * that workers run (status "queued" until one takes it), and a session
+ * has a lease (lease_until, ms since 1970 on the database's clock) that
+ * its worker renews while it runs; a session whose lease ran out is taken
+ * by another worker (store_queue.c). A viewer follows a session with
+ * aw_events.seq, which only grows per session. */
 #include <string.h>
 
 #include "internal/rt_util.h"
@@ -90,6 +92,16 @@ static const char *const v1[] = {
     " PRIMARY KEY (session_id, n))",
 };
 
+/* Version 2: the run queue and the sessions' leases. */
+static const char *const v2[] = {
+    "ALTER TABLE aw_sessions ADD COLUMN lease_until BIGINT",
+    "CREATE TABLE aw_queue ("
+    " session_id TEXT PRIMARY KEY,"
+    " queued_at BIGINT NOT NULL,"
+    " attempts INTEGER NOT NULL DEFAULT 0)", /* times a worker took it */
+    "CREATE INDEX aw_queue_order ON aw_queue (queued_at)",
+};
+
 typedef struct migration {
     int version;
     const char *const *statements;
@@ -98,6 +110,7 @@ typedef struct migration {
 
 static const migration migrations[] = {
     {1, v1, sizeof v1 / sizeof *v1},
+    {2, v2, sizeof v2 / sizeof *v2},
 };
 
 static int version_row(void *ctx, const aw_sv *cols, size_t n)
