@@ -65,6 +65,8 @@ typedef struct run_opts {
     const char *system_text;      /* a stored session's system prompt itself (not TEXT|@FILE) */
     const aw_json_value *schema_value; /* a stored session's --schema */
     bool task_is_query;           /* the task is the contract's query already (chat) */
+    const char *fence;            /* a worker's "host:pid": steps are written only while the
+                                     session is still its (aw_store_recorder_fence) */
     const char *help;             /* another command's --help text */
     cli_result_fn on_result;      /* the result, instead of printing it */
     void *result_ctx;
@@ -88,6 +90,9 @@ typedef struct cli_run_env {
     aw_sink *const *sinks;   /* more destinations for the run's envelopes (a worker's own), not owned */
     size_t nsinks;
     const char *who;         /* what messages start with: "agentwire run" */
+    /* The loop goes on after the run (a worker's): the run's own
+     * destinations are not waited for when it ends (see cli_run_job_sinks). */
+    bool shared_loop;
 } cli_run_env;
 
 /* Make the run o describes (task NULL: a resumed run's cut turn) on
@@ -101,6 +106,8 @@ run_opts *cli_run_job_opts(cli_run_job *j);
  * reported; rc (the status so far) becomes 1 when a record failed. */
 int cli_run_job_end(cli_run_job *j, int rc);
 void cli_run_job_free(cli_run_job *j);
+/* The run's own event destinations (its --events, or a queued run's). */
+aw_sink *const *cli_run_job_sinks(const cli_run_job *j, size_t *n);
 
 /* ---- event destinations (cli_events.c) ---- */
 

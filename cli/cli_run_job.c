@@ -216,6 +216,8 @@ int cli_run_job_new(cli_args *ap, const run_opts *po, const char *task_text, con
         j->all_sinks[nsinks++] = env->sinks[i];
     o->rec.sinks = j->all_sinks;
     o->rec.sink_count = nsinks;
+    if (env->shared_loop)
+        o->rec.sink_flush_ms = -1;
     if (!(j->records = aw_records_new(&o->rec, &err)))
         goto fail;
     if ((rc = make_models_and_tools(j, &err)) == AW_EINVAL)
@@ -262,6 +264,12 @@ fail:
 }
 
 aw_run *cli_run_job_run(cli_run_job *j) { return j->run; }
+
+aw_sink *const *cli_run_job_sinks(const cli_run_job *j, size_t *n)
+{
+    *n = j->o.nevents;
+    return j->sinks;
+}
 run_opts *cli_run_job_opts(cli_run_job *j) { return &j->o; }
 
 int cli_run_job_end(cli_run_job *j, int rc)
@@ -272,7 +280,8 @@ int cli_run_job_end(cli_run_job *j, int rc)
         if (rc == CLI_OK)
             rc = CLI_REJECTED;
     }
-    cli_events_report(j->env.who, j->sinks, j->o.nevents);
+    if (!j->env.shared_loop)
+        cli_events_report(j->env.who, j->sinks, j->o.nevents);
     return rc;
 }
 

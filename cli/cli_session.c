@@ -228,6 +228,10 @@ int cli_session_configure(run_opts *o, aw_run_config *cfg, aw_run_observer *slot
         fprintf(stderr, "agentwire: %s\n", err.message);
         return CLI_REJECTED;
     }
+    if (o->fence && aw_store_recorder_fence(s->rec, o->fence)) {
+        fprintf(stderr, "agentwire: out of memory\n");
+        return CLI_REJECTED;
+    }
     *slot = aw_store_recorder_observer(s->rec);
     cfg->observer_count++;
     return 0;
@@ -448,5 +452,11 @@ int cli_session_apply_config(run_opts *o, const aw_json_value *c)
     r->interactive = aw_json_is_bool(inter) && inter->u.b;
     if (!o->snapshot_preset)
         o->snapshot_preset = json_str(c, "snapshot_preset");
+    /* a queued run's own destinations (agentwire submit --events) */
+    const aw_json_value *events = aw_json_get(c, "events");
+    bool given = o->nevents > 0; /* --events given now win */
+    for (size_t i = 0; !given && i < aw_json_count(events) && i < sizeof o->events / sizeof *o->events; i++)
+        if (aw_json_is_string(aw_json_at(events, i)))
+            o->events[o->nevents++] = aw_json_at(events, i)->u.str.ptr;
     return 0;
 }

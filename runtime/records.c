@@ -337,9 +337,10 @@ static void sink_row(aw_records *rec, const aw_sink *sink)
 int aw_records_close(aw_records *rec, aw_error *err)
 {
     aw_error_clear(err);
-    for (size_t i = 0; i < rec->cfg.sink_count; i++) {
+    int64_t flush_ms = rec->cfg.sink_flush_ms ? rec->cfg.sink_flush_ms : 5000;
+    for (size_t i = 0; i < rec->cfg.sink_count && flush_ms > 0; i++) {
         aw_error e;
-        if (rec->cfg.sinks[i]->ops->flush(rec->cfg.sinks[i], 5000, &e) && !rec->error[0])
+        if (rec->cfg.sinks[i]->ops->flush(rec->cfg.sinks[i], flush_ms, &e) && !rec->error[0])
             snprintf(rec->error, sizeof rec->error, "%s", e.message);
         sink_row(rec, rec->cfg.sinks[i]);
     }

@@ -48,11 +48,19 @@ static int enqueue_tx(aw_store *s, void *ctx, aw_error *err)
     return rc;
 }
 
-int aw_store_enqueue(aw_store *s, const aw_session_start *st, aw_error *err)
+int aw_store_enqueue(aw_store *s, const aw_session_start *start, char id_out[40], aw_error *err)
 {
     aw_error_clear(err);
-    if (!st || !st->id || !*st->id || st->continuing)
-        return aw_rt_error(err, AW_EINVAL, "a queued run needs a new session id");
+    if (!start || start->continuing || (start->id && !*start->id))
+        return aw_rt_error(err, AW_EINVAL, "a queued run needs a new session");
+    aw_session_start copy = *start;
+    const aw_session_start *st = &copy;
+    if (!copy.id) {
+        aw_rt_uuid4(id_out);
+        copy.id = id_out;
+    } else {
+        snprintf(id_out, 40, "%s", copy.id);
+    }
     aw_buf config;
     aw_buf_init(&config, s->alloc);
     if (st->config && aw_json_write(st->config, NULL, &config, NULL)) {
@@ -109,19 +117,21 @@ static int take(aw_store *s, claim_ctx *c, claimed *r, aw_error *err)
 {
     char sql[400];
     aw_sv id[1] = {sv_str(r->id)};
+    int rc = 0;
     if (ended(r->status))
-        return 0; /* its worker died after the last step: only released */
+        goto lease; /* its worker died after the last step: taken only to be released */
     if (c->max_attempts && r->attempts >= c->max_attempts) {
         snprintf(r->status, sizeof r->status, "abandoned");
         aw_sv p[] = {sv_int(aw__store_now_ms()), sv_str(r->id)};
-        int rc = aw__store_exec(s,
-                                "UPDATE aw_sessions SET status = 'failed', stop_reason = 'abandoned', owner = NULL,"
-                                " lease_until = NULL, updated_at = ? WHERE id = ?",
-                                p, 2, err);
+        rc = aw__store_exec(s,
+                            "UPDATE aw_sessions SET status = 'failed', stop_reason = 'abandoned', owner = NULL,"
+                            " lease_until = NULL, updated_at = ? WHERE id = ?",
+                            p, 2, err);
         return rc ? rc : aw__store_exec(s, "DELETE FROM aw_queue WHERE session_id = ?", id, 1, err);
     }
     r->attempts++;
-    int rc = aw__store_exec(s, "UPDATE aw_queue SET attempts = attempts + 1 WHERE session_id = ?", id, 1, err);
+    rc = aw__store_exec(s, "UPDATE aw_queue SET attempts = attempts + 1 WHERE session_id = ?", id, 1, err);
+lease:
     snprintf(sql, sizeof sql, "UPDATE aw_sessions SET owner = ?, lease_until = %s + ?, updated_at = ? WHERE id = ?",
              aw__store_now_sql(s));
     aw_sv p[] = {sv_str(c->owner), sv_int(c->lease_ms), sv_int(aw__store_now_ms()), sv_str(r->id)};

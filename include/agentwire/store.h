@@ -190,8 +190,9 @@ int aw_store_exchanges(aw_store *s, const char *id, aw_json_doc **out, aw_error 
 
 /* Queue a run: its session (status "queued", with the task and the run's
  * configuration, as aw_store_session_begin writes them) and its place in
- * the queue, in one transaction. st->continuing is not allowed. */
-int aw_store_enqueue(aw_store *s, const aw_session_start *st, aw_error *err);
+ * the queue, in one transaction. st->id NULL: a new UUID; id_out gets the
+ * session's id either way. st->continuing is not allowed. */
+int aw_store_enqueue(aw_store *s, const aw_session_start *st, char id_out[40], aw_error *err);
 
 /* Take up to max sessions from the queue for owner ("host:pid"), oldest
  * first: those queued and those whose lease ran out (their worker died),
