@@ -115,5 +115,7 @@ int cli_run(int argc, char **argv);
 int cli_resume(int argc, char **argv);
 int cli_sessions(int argc, char **argv);
 int cli_chat(int argc, char **argv);
+int cli_submit(int argc, char **argv);
+int cli_worker(int argc, char **argv);
 
 #endif

@@ -73,6 +73,9 @@ typedef struct run_opts {
     cli_session *sess;
 } run_opts;
 
+/* "500ms", "30s", "2m", "1h", or plain milliseconds; -1 when malformed. */
+int64_t cli_parse_duration(const char *s);
+
 /* Read the options into o: -1 to go on, else the exit status (help
  * printed, or a usage error). */
 int cli_run_parse(cli_args *a, run_opts *o);

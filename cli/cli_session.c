@@ -340,7 +340,9 @@ int cli_session_config_json(run_opts *o, const char *system, size_t system_len, 
          (c->has_temperature && aw_json_object_set_number(d, root, "temperature", c->temperature)) ||
          (system && system_len && aw_json_object_set_string(d, root, "system", system, system_len)) ||
          set_str(d, root, "context", contexts[c->context == AW_CONTEXT_XML]) ||
-         set_str(d, root, "prefill", c->prefill) || set_str(d, root, "transport", transports[c->transport % 3]) ||
+         set_str(d, root, "prefill", c->prefill) ||
+         /* a defaulted transport follows from the models, decided again when resumed */
+         (o->transport_set && set_str(d, root, "transport", transports[c->transport % 3])) ||
          set_str(d, root, "format", aw_report_format_name(c->format)) ||
          (c->final_schema && aw_json_object_set(d, root, "schema", 6, aw_json_copy(d, c->final_schema))) ||
          set_str(d, root, "contract",

@@ -102,7 +102,7 @@ static const char run_help[] =
     "  --verbose                 also the log's details\n";
 
 /* "500ms", "30s", "2m", "1h", or plain milliseconds; -1 when malformed. */
-static int64_t parse_duration(const char *s)
+int64_t cli_parse_duration(const char *s)
 {
     char *end;
     errno = 0;
@@ -128,7 +128,7 @@ static int duration_opt(cli_args *a, const char *opt, int64_t *out)
     const char *v = cli_opt_value(a, opt);
     if (!v)
         return -1;
-    int64_t ms = parse_duration(v);
+    int64_t ms = cli_parse_duration(v);
     if (ms < 0) {
         cli_usage_error(a, "option '%s' wants a duration such as 500ms, 30s or 2m, not '%s'", opt, v);
         return -1;

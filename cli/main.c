@@ -32,9 +32,11 @@ static const char main_help[] =
     "  run        an agent: a model, tools, the task; the final report on stdout\n"
     "             (every run is stored as a session)\n"
     "  resume     continue a session's cut run from its last stored step\n"
-    "  sessions list|show|export|rm|gc\n"
+    "  sessions list|show|export|rm|gc|wait\n"
     "             stored sessions\n"
     "  chat       one exchange of a conversation with memory (<llmQuery>/<llmResponse>)\n"
+    "  submit     queue a run in the store (for a worker); prints its session id\n"
+    "  worker     run the queued runs, several at once (on any number of machines)\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -57,6 +59,8 @@ static const group groups[] = {
     {"resume", cli_resume},
     {"sessions", cli_sessions},
     {"chat", cli_chat},
+    {"submit", cli_submit},
+    {"worker", cli_worker},
 };
 
 int main(int argc, char **argv) {

@@ -242,6 +242,7 @@ int aw_store_lease_renew(aw_store *s, const char *owner, int64_t lease_ms, const
 
 typedef struct release_ctx {
     const char *id, *owner;
+    bool done; /* out of the queue; else back in it, claimable at once */
 } release_ctx;
 
 static int release_tx(aw_store *s, void *ctx, aw_error *err)
@@ -251,7 +252,7 @@ static int release_tx(aw_store *s, void *ctx, aw_error *err)
     aw_sv p[] = {sv_str(r->id), sv_str(r->owner)};
     int rc = s->drv->query(s, "UPDATE aw_sessions SET lease_until = NULL WHERE id = ? AND owner = ? RETURNING id", p, 2,
                            held_row, &mine, err);
-    if (rc || !mine)
+    if (rc || !mine || !r->done)
         return rc; /* taken over: the queue row is the new worker's */
     aw_sv q[] = {sv_str(r->id)};
     return aw__store_exec(s, "DELETE FROM aw_queue WHERE session_id = ?", q, 1, err);
@@ -260,6 +261,13 @@ static int release_tx(aw_store *s, void *ctx, aw_error *err)
 int aw_store_lease_release(aw_store *s, const char *id, const char *owner, aw_error *err)
 {
     aw_error_clear(err);
-    release_ctx r = {id, owner};
+    release_ctx r = {id, owner, true};
+    return aw__store_tx(s, true, release_tx, &r, err);
+}
+
+int aw_store_lease_return(aw_store *s, const char *id, const char *owner, aw_error *err)
+{
+    aw_error_clear(err);
+    release_ctx r = {id, owner, false};
     return aw__store_tx(s, true, release_tx, &r, err);
 }

@@ -216,6 +216,10 @@ int aw_store_lease_renew(aw_store *s, const char *owner, int64_t lease_ms, const
 /* The run is over (or given up by its worker): the session leaves the
  * queue and its lease is cleared, if owner still holds it. */
 int aw_store_lease_release(aw_store *s, const char *id, const char *owner, aw_error *err);
+/* The run stopped without ending (its last step could not be written):
+ * the lease is cleared, if owner still holds it, and the session stays
+ * queued, for any worker to resume at once. */
+int aw_store_lease_return(aw_store *s, const char *id, const char *owner, aw_error *err);
 
 /* ---- the recorder: a run's observer that writes its steps ------------------ */
 
