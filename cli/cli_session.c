@@ -136,7 +136,9 @@ static int check_state(run_opts *o, const aw_json_value *row)
     const char *status = json_str(row, "status");
     const char *owner = json_str(row, "owner");
     bool running = status && !strcmp(status, "running");
-    if (running && owner_alive(owner)) {
+    /* a worker (o->fence) holds the session's lease: that, not a process
+     * that may still be there, says whose the session is */
+    if (running && !o->fence && owner_alive(owner)) {
         fprintf(stderr, "agentwire: session %s is running now (process %s)\n", o->session, owner);
         return CLI_REJECTED;
     }

@@ -625,15 +625,15 @@ static int cmd_wait(cli_args *a)
             rc = CLI_REJECTED;
             break;
         }
-        const char *status = str(aw_json_doc_root(d), "status");
-        status = status ? status : "?";
+        char status[32];
+        const char *st = str(aw_json_doc_root(d), "status");
+        snprintf(status, sizeof status, "%s", st ? st : "?");
+        aw_json_doc_free(d);
         if (strcmp(status, "running") != 0 && strcmp(status, "queued") != 0) {
             printf("%s\n", status);
             rc = !strcmp(status, "completed") ? CLI_OK : CLI_REJECTED;
-            aw_json_doc_free(d);
             break;
         }
-        aw_json_doc_free(d);
         if (deadline >= 0 && now_ms() >= deadline) {
             fprintf(stderr, "agentwire sessions wait: session %s is still %s\n", a->file, status);
             rc = CLI_REJECTED;

@@ -245,11 +245,11 @@ static void start(worker *w, slot *s, const char *id, int64_t attempts)
         return;
     }
     /* It cannot start here (a tools file missing on this machine, a model
-     * unknown): said, and ended in the store, so no worker loops on it. */
+     * unknown, the store away): said, and back in the queue; its attempts
+     * are counted, so one that never can is given up (--max-attempts). */
     fprintf(stderr, "agentwire worker: session %s cannot be run here: see above\n", s->id);
     aw_error err;
-    if (aw_store_session_end(w->store, s->id, "failed", "error", &err) ||
-        aw_store_lease_release(w->store, s->id, w->owner, &err))
+    if (aw_store_lease_return(w->store, s->id, w->owner, &err))
         fprintf(stderr, "agentwire worker: session %s: %s\n", s->id, err.message);
     w->failed++;
     free_slot(s);

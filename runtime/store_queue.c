@@ -138,6 +138,10 @@ lease:
     return rc ? rc : aw__store_exec(s, sql, p, 4, err);
 }
 
+/* Both rows are locked: a row another claim has just leased is then read
+ * again at its newest (PostgreSQL rechecks a locked row's conditions on
+ * its latest version, and only the locked tables'), so its new lease
+ * excludes it; a row being locked by another claim is passed over. */
 static int claim_tx(aw_store *s, void *ctx, aw_error *err)
 {
     claim_ctx *c = ctx;
@@ -146,7 +150,7 @@ static int claim_tx(aw_store *s, void *ctx, aw_error *err)
     snprintf(sql, sizeof sql,
              "SELECT q.session_id, q.attempts, s.status FROM aw_queue q JOIN aw_sessions s ON s.id = q.session_id"
              " WHERE s.lease_until IS NULL OR s.lease_until < %s ORDER BY q.queued_at, q.session_id LIMIT ?%s",
-             aw__store_now_sql(s), s->drv->dialect == DIALECT_POSTGRES ? " FOR UPDATE OF q SKIP LOCKED" : "");
+             aw__store_now_sql(s), s->drv->dialect == DIALECT_POSTGRES ? " FOR UPDATE OF q, s SKIP LOCKED" : "");
     aw_sv p[1] = {sv_int((int64_t)c->max)};
     int rc = s->drv->query(s, sql, p, 1, claim_row, c, err);
     for (size_t i = 0; i < c->n && !rc; i++)

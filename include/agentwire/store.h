@@ -198,7 +198,7 @@ int aw_store_enqueue(aw_store *s, const aw_session_start *st, char id_out[40], a
  * first: those queued and those whose lease ran out (their worker died),
  * each leased for lease_ms from now on the database's clock. On
  * PostgreSQL, workers on many machines claim at once without waiting on
- * each other (SELECT ... FOR UPDATE SKIP LOCKED); SQLite serialises them
+ * each other (SELECT ... FOR UPDATE OF q, s SKIP LOCKED); SQLite serialises them
  * (one machine). A session taken max_attempts times already (0: no limit)
  * is ended instead ("failed", stop reason "abandoned"): a run that kills
  * its workers must not kill them all. *out: [{"id", "attempts", "status"}]
