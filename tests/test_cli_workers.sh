@@ -7,8 +7,9 @@
 #   - every run finishes exactly once: completed, one completion event, its
 #     whole steps one per turn, turns 1..N;
 #   - no tool call of a completed step ran twice: a call in the tools' log
-#     more than once was first run by a worker that was then killed, and
-#     that worker stored no step for its turn;
+#     more than once was first run by a worker that was then killed (or
+#     frozen with SIGSTOP past its lease, every third time), and no turn
+#     has two whole steps;
 #   - every envelope reaches a Redis subscriber in order: for each run's
 #     execution (each worker that took it up), what the subscriber got is
 #     the start of what that worker emitted (its file sink, written as the
@@ -107,7 +108,9 @@ done
 remaining() { sql "SELECT count(*) FROM aw_sessions WHERE status IN ('queued', 'running')"; }
 # one worker killed every KILL_EVERY seconds, round robin, until all ran (at most 4 minutes)
 : >"$T/killed"
+: >"$T/stopped"
 victim=0
+actions=0
 start=$(date +%s)
 while [ "$(remaining)" != 0 ]; do
     if [ $(($(date +%s) - start)) -gt 240 ]; then
@@ -118,11 +121,20 @@ while [ "$(remaining)" != 0 ]; do
     [ "$(remaining)" = 0 ] && break
     victim=$((victim % WORKERS + 1))
     pid=$(cat "$T/worker$victim.pid")
+    actions=$((actions + 1))
+    if [ $((actions % 3)) = 0 ]; then
+        # a worker that stalls past its lease (a frozen machine): its runs are
+        # taken over; woken, it must stop them rather than write beside them
+        kill -STOP "$pid" && echo "$pid" >>"$T/stopped"
+        sleep 3.5
+        kill -CONT "$pid"
+        continue
+    fi
     kill -9 "$pid" 2>/dev/null && echo "$pid" >>"$T/killed"
     wait "$pid" 2>/dev/null
     start_worker $victim
 done
-echo "$(wc -l <"$T/killed") workers killed"
+echo "$(wc -l <"$T/killed") workers killed, $(wc -l <"$T/stopped") stopped past their lease"
 # the rest stop as asked (their runs are over): SIGTERM, a clean exit
 k=0
 while [ $k -lt $WORKERS ]; do
@@ -155,15 +167,16 @@ checks=$((checks + 1))
 sql "SELECT s.task, st.turn FROM aw_steps st JOIN aw_sessions s ON s.id = st.session_id WHERE st.state = 'whole'" \
     >"$T/whole.txt"
 checks=$((checks + 1))
-node - "$T/calls.log" "$T/killed" "$RUNS" >"$T/check.out" 2>&1 <<'EOF' || fail "tool calls: $(head -c 1500 "$T/check.out")"
+node - "$T/calls.log" "$T/killed" "$T/stopped" "$RUNS" >"$T/check.out" 2>&1 <<'EOF' || fail "tool calls: $(head -c 1500 "$T/check.out")"
 const fs = require('fs');
-const [logFile, killedFile, runs] = process.argv.slice(2);
+const [logFile, killedFile, stoppedFile, runs] = process.argv.slice(2);
 const killed = new Set(fs.readFileSync(killedFile, 'utf8').split('\n').filter(Boolean));
+const stopped = new Set(fs.readFileSync(stoppedFile, 'utf8').split('\n').filter(Boolean));
 const byCall = new Map(); // "run/turn/call" -> [pid, ...] in the order they ran
 for (const line of fs.readFileSync(logFile, 'utf8').split('\n').filter(Boolean)) {
   const at = line.lastIndexOf(' ');
   if (at === 0) { // the tool started, its worker killed before it sent the arguments
-    if (!killed.has(line.slice(1))) throw new Error('a call without arguments from ' + line);
+    if (!killed.has(line.slice(1)) && !stopped.has(line.slice(1))) throw new Error('a call without arguments from ' + line);
     continue;
   }
   const args = JSON.parse(line.slice(0, at));
@@ -177,12 +190,16 @@ for (let r = 1; r <= Number(runs); r++)
     for (let c = 1; c <= t; c++) {
       const pids = byCall.get(`${r}/${t}/${c}`);
       if (!pids) throw new Error(`run ${r} turn ${t} call ${c} never ran`);
-      // every execution but the last was by a worker that died before its step was stored
-      for (const pid of pids.slice(0, -1))
+      // every execution but the last was by a worker that died before its
+      // step was stored; a worker frozen past its lease may, woken, run the
+      // calls of the turn it was in before its renewal stops it (its step
+      // is refused): its executions may come anywhere
+      const live = pids.filter((pid) => !stopped.has(pid));
+      for (const pid of live.slice(0, -1))
         if (!killed.has(pid)) throw new Error(`run ${r} turn ${t} call ${c} ran twice, first by ${pid}, never killed`);
       if (pids.length > 1) twice++;
     }
-console.log(`${byCall.size} calls; ${twice} run again after their worker was killed mid-turn`);
+console.log(`${byCall.size} calls; ${twice} run again after their worker was killed (or frozen) mid-turn`);
 EOF
 cat "$T/check.out"
 
@@ -192,6 +209,8 @@ node - "$T" "$RUNS" >"$T/check2.out" 2>&1 <<'EOF' || fail "envelopes: $(head -c 
 const fs = require('fs');
 const [dir, runs] = process.argv.slice(2);
 const killed = new Set(fs.readFileSync(`${dir}/killed`, 'utf8').split('\n').filter(Boolean));
+const stopped = new Set(fs.readFileSync(`${dir}/stopped`, 'utf8').split('\n').filter(Boolean));
+const stale = new Set(); // executions of a worker that was frozen past its lease
 const pidOf = new Map(fs.readFileSync(`${dir}/lives`, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ')));
 const emitted = new Map(); // execution_id -> [envelope text, ...] as its worker emitted them
 const diedWith = new Set(); // executions whose worker was killed later
@@ -201,6 +220,7 @@ for (const f of fs.readdirSync(dir).filter((f) => /^events-\d+-\d+\.jsonl$/.test
     if (!emitted.has(e.execution_id)) emitted.set(e.execution_id, []);
     emitted.get(e.execution_id).push(line);
     if (killed.has(pidOf.get(f))) diedWith.add(e.execution_id);
+    if (stopped.has(pidOf.get(f))) stale.add(e.execution_id);
   }
 const got = new Map();
 for (const line of fs.readFileSync(`${dir}/sub.jsonl`, 'utf8').split('\n').filter(Boolean)) {
@@ -213,6 +233,7 @@ for (const line of fs.readFileSync(`${dir}/sub.jsonl`, 'utf8').split('\n').filte
   got.get(id).push(JSON.stringify(p.data));
 }
 let finished = 0, cut = 0, lost = 0;
+const finishers = new Map(); // session -> executions that finished it
 for (const [id, want] of emitted) {
   const have = got.get(id) || [];
   for (let i = 0; i < have.length; i++)
@@ -220,6 +241,8 @@ for (const [id, want] of emitted) {
   const done = want.some((l) => l.includes('"type":"agent.status"') && l.includes('"status":"completed"'));
   if (done) {
     finished++;
+    const session = JSON.parse(want[0]).session_id;
+    finishers.set(session, (finishers.get(session) || []).concat([id]));
     /* a worker killed a moment after a run ended may take its last
      * envelopes with it (they were on their way); any other may not */
     if (have.length !== want.length && !diedWith.has(id))
@@ -230,9 +253,20 @@ for (const [id, want] of emitted) {
     lost += want.length - have.length;
   }
 }
-if (finished !== Number(runs)) throw new Error(`${finished} executions finished a run, wanted ${runs}`);
+/* One execution finished each run; a second may only be a frozen
+ * worker's, which went on after waking until the store refused its last
+ * step (its envelopes had said so before: the store is the truth). */
+if (finishers.size !== Number(runs)) throw new Error(`${finishers.size} runs finished, wanted ${runs}`);
+let staleFinishes = 0;
+for (const [session, ids] of finishers) {
+  const fresh = ids.filter((id) => !stale.has(id));
+  if (fresh.length > 1 || (fresh.length === 0 && ids.length > 1))
+    throw new Error(`session ${session} finished by ${ids.length} executions: ${ids.join(', ')}`);
+  staleFinishes += ids.length - 1;
+}
 for (const id of got.keys()) if (!emitted.has(id)) throw new Error('an execution no worker emitted: ' + id);
-console.log(`${finished} executions finished, ${cut} cut by kills; ${lost} envelopes died with their worker`);
+console.log(`${finished - staleFinishes} executions finished their run, ${cut} were cut, ${staleFinishes} went on ` +
+  `frozen past their lease; ${lost} envelopes died with their worker`);
 EOF
 cat "$T/check2.out"
 
