@@ -102,6 +102,10 @@ typedef struct cli_command {
 int cli_dispatch(const char *group, const char *help, const cli_command *cmds, size_t ncmds, int argc,
                  char **argv);
 
+/* SIGINT and SIGTERM to handler (which writes to a pipe the loop
+ * watches), with SA_RESTART (cli_signals.c). */
+void cli_catch_stop_signals(void (*handler)(int));
+
 /* Subcommand groups. */
 int cli_json(int argc, char **argv);
 int cli_json_repair(cli_args *a); /* `json repair`, called by cli_json */

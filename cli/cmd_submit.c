@@ -107,11 +107,9 @@ static int queued_config(run_opts *o, aw_json_doc **out)
 
 int cli_submit(int argc, char **argv)
 {
+    run_opts o = {.help = submit_help};
     cli_args a;
     cli_args_init(&a, argc, argv, "submit");
-    run_opts o;
-    memset(&o, 0, sizeof o);
-    o.help = submit_help;
     int rc = cli_run_parse(&a, &o);
     if (rc >= 0)
         return rc;

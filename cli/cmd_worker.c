@@ -432,13 +432,7 @@ static int serve(worker *w)
         return CLI_REJECTED;
     }
     signal_fd = p[1];
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_catch_stop_signals(on_signal);
     w->signal_watch = aw_loop_watch(w->loop, p[0], AW_WATCH_READ, on_signal_pipe, w);
     w->poll = aw_loop_timer(w->loop, w->poll_ms, on_poll, w);
     w->renew = aw_loop_timer(w->loop, w->lease_ms / 3, on_renew, w);
@@ -467,14 +461,9 @@ static int serve(worker *w)
 
 int cli_worker(int argc, char **argv)
 {
+    worker w = {.concurrency = 4, .max_attempts = 10, .lease_ms = 30000, .poll_ms = 1000};
     cli_args a;
     cli_args_init(&a, argc, argv, "worker");
-    worker w;
-    memset(&w, 0, sizeof w);
-    w.concurrency = 4;
-    w.max_attempts = 10;
-    w.lease_ms = 30000;
-    w.poll_ms = 1000;
     int rc = read_options(&a, &w);
     if (rc >= 0)
         return rc;

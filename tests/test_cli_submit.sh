@@ -9,20 +9,6 @@
 #   tests/test_cli_submit.sh AGENTWIRE SOURCE_DIR
 set -u
 . "$(dirname "$0")/support/cli_test.sh"
-
-run() {
-    want=$1
-    name=$2
-    shift 2
-    checks=$((checks + 1))
-    "$CLI" "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        fail "$name: exit status $got, wanted $want"
-        sed 's/^/    stderr: /' "$T/err" | head -8
-    fi
-}
-
 STORE="sqlite:$T/sessions.db"
 cat >"$T/tools.json" <<EOF
 [{"name": "note", "description": "note the arguments", "input_schema": {"type": "object"},

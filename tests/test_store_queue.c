@@ -21,24 +21,22 @@
 
 #include "agentwire/store.h"
 #include "internal/store_impl.h"
+#include "testutil.h"
 
 static char url[1024];
 static char tmpdir[256];
 
-static aw_store *open_queue_store(void)
+/* The store; clear: from an empty queue (PostgreSQL's database is shared
+ * by the tests). */
+static aw_store *open_queue_store(bool clear)
 {
     aw_error err;
     aw_store *s = aw_store_open(url, NULL, &err);
     if (!s)
         fail_msg("open %s: %s", url, err.message);
+    if (clear && aw__store_exec(s, "DELETE FROM aw_queue", NULL, 0, &err))
+        fail_msg("clear: %s", err.message);
     return s;
-}
-
-static void exec_sql(aw_store *s, const char *sql)
-{
-    aw_error err;
-    if (aw__store_exec(s, sql, NULL, 0, &err))
-        fail_msg("%s: %s", sql, err.message);
 }
 
 static void pause_ms(long ms)
@@ -138,28 +136,23 @@ static int64_t scalar(aw_store *s, const char *sql)
     return v;
 }
 
-/* Each test starts from an empty queue (PostgreSQL's database is shared). */
-static aw_store *fresh(void)
-{
-    aw_store *s = open_queue_store();
-    exec_sql(s, "DELETE FROM aw_queue");
-    return s;
-}
-
 /* ---- tests ----------------------------------------------------------------------------- */
 
 static void test_a_version_1_store_is_migrated(void **state)
 {
     (void)state;
-    aw_store *s = open_queue_store();
+    aw_store *s = open_queue_store(false);
     char id[40];
     enqueue(s, "before", id);
     /* back to version 1 as an older agentwire left it */
-    exec_sql(s, "DROP TABLE aw_queue");
-    exec_sql(s, "ALTER TABLE aw_sessions DROP COLUMN lease_until");
-    exec_sql(s, "UPDATE aw_schema SET version = 1");
+    static const char *const downgrade[] = {"DROP TABLE aw_queue", "ALTER TABLE aw_sessions DROP COLUMN lease_until",
+                                            "UPDATE aw_schema SET version = 1"};
+    aw_error err;
+    for (size_t i = 0; i < sizeof downgrade / sizeof *downgrade; i++)
+        if (aw__store_exec(s, downgrade[i], NULL, 0, &err))
+            fail_msg("%s: %s", downgrade[i], err.message);
     aw_store_close(s);
-    s = open_queue_store();
+    s = open_queue_store(false);
     assert_int_equal(scalar(s, "SELECT max(version) FROM aw_schema"), 2);
     assert_int_equal(scalar(s, "SELECT count(*) FROM aw_queue"), 0);
     char st[32];
@@ -172,7 +165,7 @@ static void test_a_version_1_store_is_migrated(void **state)
 static void test_claims_oldest_first_one_owner_each(void **state)
 {
     (void)state;
-    aw_store *s = fresh();
+    aw_store *s = open_queue_store(true);
     char one[40], two[40], three[40];
     enqueue(s, "one", one);
     pause_ms(2);
@@ -210,7 +203,7 @@ static void test_claims_oldest_first_one_owner_each(void **state)
 static void test_a_lease_that_ran_out_is_taken_over_and_fenced(void **state)
 {
     (void)state;
-    aw_store *s = fresh();
+    aw_store *s = open_queue_store(true);
     char id[40];
     enqueue(s, "slow", id);
     assert_int_equal(claim(s, "a:1", 1, 1, 0).n, 1);
@@ -242,7 +235,7 @@ static void test_a_lease_that_ran_out_is_taken_over_and_fenced(void **state)
 static void test_given_up_after_its_attempts(void **state)
 {
     (void)state;
-    aw_store *s = fresh();
+    aw_store *s = open_queue_store(true);
     char id[40];
     enqueue(s, "kills its workers", id);
     assert_int_equal(claim(s, "a:1", 1, 1, 2).attempts, 1);
@@ -261,7 +254,7 @@ static void test_given_up_after_its_attempts(void **state)
 static void test_an_ended_session_is_only_released(void **state)
 {
     (void)state;
-    aw_store *s = fresh();
+    aw_store *s = open_queue_store(true);
     char id[40];
     enqueue(s, "ended", id);
     assert_int_equal(claim(s, "a:1", 1, 1, 0).n, 1);
@@ -283,7 +276,7 @@ static void test_four_claimers_at_once(void **state)
 {
     (void)state;
     enum { RUNS = 40, CLAIMERS = 4 };
-    aw_store *s = fresh();
+    aw_store *s = open_queue_store(true);
     char ids[RUNS][40];
     for (int i = 0; i < RUNS; i++)
         enqueue(s, "shared", ids[i]);
@@ -340,33 +333,6 @@ static void test_four_claimers_at_once(void **state)
         assert_int_equal(seen[i], 1);
 }
 
-/* ---- set-up ------------------------------------------------------------------------------ */
-
-static int setup(void **state)
-{
-    (void)state;
-    const char *pg = getenv("AW_PG_URL");
-    if (pg && *pg) {
-        snprintf(url, sizeof url, "%s", pg);
-        return 0;
-    }
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/aw-queue-test.XXXXXX");
-    if (!mkdtemp(tmpdir))
-        return -1;
-    snprintf(url, sizeof url, "sqlite:%s/sessions.db", tmpdir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    if (!tmpdir[0])
-        return 0;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +343,9 @@ int main(void)
         cmocka_unit_test(test_an_ended_session_is_only_released),
         cmocka_unit_test(test_four_claimers_at_once),
     };
-    return cmocka_run_group_tests_name(getenv("AW_PG_URL") ? "queue (postgres)" : "queue (sqlite)", tests, setup,
-                                       teardown);
+    bool postgres = aw_test_store_url(url, sizeof url, tmpdir, sizeof tmpdir);
+    int failed = cmocka_run_group_tests_name(postgres ? "queue (postgres)" : "queue (sqlite)", tests, NULL, NULL);
+    if (aw_test_store_remove(tmpdir))
+        failed++;
+    return failed;
 }

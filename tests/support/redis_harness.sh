@@ -3,11 +3,8 @@
 # a free port (redis-server has no "port 0": ports are tried until one
 # binds), with no persistence, stopped afterwards.
 #
-#   redis_harness.sh run CMD [ARGS...]
-#       start a server, run CMD with AW_REDIS_PORT (and AW_REDIS_DIR, its
-#       folder) set, stop it whatever CMD does; exit with CMD's status.
-#       Prints "SKIP: ..." and exits 77 when redis-server is missing.
 #   redis_harness.sh start DIR [PORT]   start one in DIR; prints its port
+#                                       (exit 77 and "SKIP: ..." without redis-server)
 #   redis_harness.sh stop DIR           stop it (SHUTDOWN NOSAVE, then SIGKILL)
 #
 # A test that stops Redis mid-run and brings it back calls stop and then
@@ -68,22 +65,8 @@ start)
 stop)
     redis_stop "$2"
     ;;
-run)
-    shift
-    dir=$(mktemp -d /tmp/aw-redis.XXXXXX)
-    trap 'redis_stop "$dir"; rm -rf "$dir"' EXIT
-    trap 'exit 130' INT TERM
-    port=$(redis_start "$dir")
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        [ $rc = 77 ] && exit 77
-        exit 1
-    fi
-    AW_REDIS_PORT="$port" AW_REDIS_DIR="$dir" "$@"
-    exit $?
-    ;;
 *)
-    echo "usage: redis_harness.sh run CMD [ARGS...] | start DIR [PORT] | stop DIR" >&2
+    echo "usage: redis_harness.sh start DIR [PORT] | stop DIR" >&2
     exit 2
     ;;
 esac

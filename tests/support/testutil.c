@@ -202,3 +202,27 @@ size_t aw_test_utf8_subpart(const unsigned char *p, size_t n) {
     while (k < n && k < 3 && starts_well_formed(p, k + 1)) k++;
     return k;
 }
+
+bool aw_test_store_url(char *url, size_t url_cap, char *dir, size_t dir_cap)
+{
+    const char *pg = getenv("AW_PG_URL");
+    dir[0] = 0;
+    if (pg && *pg) {
+        snprintf(url, url_cap, "%s", pg);
+        return true;
+    }
+    snprintf(dir, dir_cap, "/tmp/aw-store-test.XXXXXX");
+    if (!mkdtemp(dir))
+        fail_msg("mkdtemp: %s", strerror(errno));
+    snprintf(url, url_cap, "sqlite:%s/sessions.db", dir);
+    return false;
+}
+
+int aw_test_store_remove(const char *dir)
+{
+    if (!dir[0])
+        return 0;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
