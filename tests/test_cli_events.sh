@@ -135,7 +135,10 @@ contains '"kind":"events","destination":"redis://127.0.0.1:'"$PORT"'/0","sink":"
 # ---- 2. Redis stopped mid-run, then back -------------------------------------------------
 start_subscriber "$T/sub2.jsonl"
 close_gates
-"$CLI" $RUN --events "$T/ev2.jsonl" --events "redis://127.0.0.1:$PORT/0" --events-queue 8 \
+# a queue of 16: more than the run's bursts (a few turns without delays: the
+# sink hands envelopes over every 25 ms), fewer than the ~24 envelopes the
+# run emits while Redis is away
+"$CLI" $RUN --events "$T/ev2.jsonl" --events "redis://127.0.0.1:$PORT/0" --events-queue 16 \
     --accounting "$T/acc2.jsonl" task >"$T/out" 2>"$T/err2" &
 RUN_PID=$!
 wait_for "the run at gate 1" gate_started "$T/ev2.jsonl" 1
