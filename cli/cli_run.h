@@ -56,6 +56,7 @@ typedef struct run_opts {
     bool retries_set;
     /* sessions (cli_session.c) */
     const char *store_url;
+    struct aw_store *store;       /* an open store to use instead (a worker's), not closed */
     bool no_store;
     const char *session;          /* --session ID, or the ID of resume and chat */
     bool resume;                  /* agentwire resume: continue the cut run */

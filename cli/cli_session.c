@@ -166,7 +166,9 @@ int cli_session_open(run_opts *o, const char **task)
     if (!s)
         return CLI_REJECTED;
     o->sess = s;
-    if (!(s->store = cli_store_open(o->store_url, false)))
+    /* a worker's runs share its connection: a new one per run would cost
+     * each run a connection to the database */
+    if (!(s->store = o->store ? o->store : cli_store_open(o->store_url, false)))
         return CLI_REJECTED;
     s->run_turns = o->rcfg.budgets.max_turns;
     if (!o->session)
@@ -282,7 +284,8 @@ void cli_session_free(run_opts *o)
     aw_store_recorder_free(s->rec);
     aw_store_resume_free(&s->resume);
     aw_json_doc_free(s->row);
-    aw_store_close(s->store);
+    if (s->store != o->store)
+        aw_store_close(s->store);
     for (size_t i = 0; i < s->nowned; i++)
         free(s->owned[i]);
     free(s);

@@ -230,6 +230,7 @@ static void start(worker *w, slot *s, const char *id, int64_t attempts)
     run_opts o;
     memset(&o, 0, sizeof o);
     o.store_url = w->store_url;
+    o.store = w->store;
     o.session = s->id;
     o.resume = true; /* as `agentwire resume ID`: a queued run's task, or a cut run's last step */
     o.quiet = true;
