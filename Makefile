@@ -14,7 +14,7 @@ BUILD_FUZZ ?= build/fuzz
 BUILD_BENCH := build/bench
 
 DEB_PACKAGES := build-essential cmake clang pkg-config libcmocka-dev libexpat1-dev libpcre2-dev libclang-rt-14-dev \
-	libcurl4-openssl-dev libsqlite3-dev libpq-dev postgresql libyaml-dev libmicrohttpd-dev
+	libcurl4-openssl-dev libsqlite3-dev libpq-dev postgresql libyaml-dev libmicrohttpd-dev libhiredis-dev redis-server
 DEMO_CMDS = \
 	$(BUILD_REL)/agentwire thread encode --strip-ansi --prefill "Based on the thread above, my next step is" examples/session.jsonl && \
 	$(BUILD_REL)/agentwire json format --indent 2 examples/event.json

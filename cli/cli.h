@@ -102,6 +102,10 @@ typedef struct cli_command {
 int cli_dispatch(const char *group, const char *help, const cli_command *cmds, size_t ncmds, int argc,
                  char **argv);
 
+/* SIGINT and SIGTERM to handler (which writes to a pipe the loop
+ * watches), with SA_RESTART (cli_signals.c). */
+void cli_catch_stop_signals(void (*handler)(int));
+
 /* Subcommand groups. */
 int cli_json(int argc, char **argv);
 int cli_json_repair(cli_args *a); /* `json repair`, called by cli_json */
@@ -119,5 +123,7 @@ int cli_schema(int argc, char **argv);
 int cli_mcp(int argc, char **argv);
 int cli_agent(int argc, char **argv);
 int cli_serve(int argc, char **argv);
+int cli_submit(int argc, char **argv);
+int cli_worker(int argc, char **argv);
 
 #endif

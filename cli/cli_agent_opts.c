@@ -222,7 +222,8 @@ int cli_agent_add_tools(run_opts *o, aw_loop *loop, aw_toolbox **box, aw_records
     if (!*box) {
         if (!(*box = aw_toolbox_new(loop, NULL)))
             goto oom;
-        cli_run_ui_attach_tools(ui, *box);
+        if (ui) /* a worker's runs have no terminal */
+            cli_run_ui_attach_tools(ui, *box);
     }
     aw_error err;
     if (aw_agent_add_mcp(*box, loop, def, o->mcp.stderr_log, &err)) {

@@ -54,6 +54,9 @@ typedef struct run_opts {
     aw_records_config rec;
     const char *events[8];
     size_t nevents;
+    const char *events_secret;      /* --events-secret TEXT|@FILE (webhooks) */
+    const char *events_dead_letter; /* --events-dead-letter FILE (webhooks) */
+    size_t events_queue;            /* --events-queue N (0: the sinks' default) */
     const char *tools_path, *schema_path, *contract_name, *system;
     bool transport_set, quiet, verbose, visible;
     const char *recover_calls;    /* --recover-calls auto|off|LIST; NULL: auto */
@@ -62,6 +65,7 @@ typedef struct run_opts {
     cli_mcp_opts mcp;             /* --mcp-config, --mcp, --mcp-log (cli_mcp_opts.c) */
     /* sessions (cli_session.c) */
     const char *store_url;
+    struct aw_store *store;       /* an open store to use instead (a worker's), not closed */
     bool no_store;
     const char *session;          /* --session ID, or the ID of resume and chat */
     bool resume;                  /* agentwire resume: continue the cut run */
@@ -71,6 +75,8 @@ typedef struct run_opts {
     const char *system_text;      /* a stored session's system prompt itself (not TEXT|@FILE) */
     const aw_json_value *schema_value; /* a stored session's --schema */
     bool task_is_query;           /* the task is the contract's query already (chat) */
+    const char *fence;            /* a worker's "host:pid": steps are written only while the
+                                     session is still its (aw_store_recorder_fence) */
     const char *help;             /* another command's --help text */
     cli_result_fn on_result;      /* the result, instead of printing it */
     void *result_ctx;
@@ -78,12 +84,55 @@ typedef struct run_opts {
     cli_agent_opts agent;         /* --agent FILE (cli_agent_opts.c) */
 } run_opts;
 
+/* "500ms", "30s", "2m", "1h", or plain milliseconds; -1 when malformed. */
+int64_t cli_parse_duration(const char *s);
+
 /* Read the options into o: -1 to go on, else the exit status (help
  * printed, or a usage error). */
 int cli_run_parse(cli_args *a, run_opts *o);
 /* Run with o (task NULL: a resumed run's cut turn, no new task): the
  * exit status. */
 int cli_run_go(cli_args *a, run_opts *o, const char *task);
+
+/* ---- one run on a given loop (cli_run_job.c) ---- */
+
+typedef struct cli_run_job cli_run_job;
+
+typedef struct cli_run_env {
+    aw_loop *loop;
+    cli_run_ui *ui;          /* the terminal, or NULL (a worker's run: no questions, no progress) */
+    aw_sink *const *sinks;   /* more destinations for the run's envelopes (a worker's own), not owned */
+    size_t nsinks;
+    const char *who;         /* what messages start with: "agentwire run" */
+    /* The loop goes on after the run (a worker's): the run's own
+     * destinations are not waited for when it ends (see cli_run_job_sinks). */
+    bool shared_loop;
+} cli_run_env;
+
+/* Make the run o describes (task NULL: a resumed run's cut turn) on
+ * env->loop, its session begun in the store: -1 and *out, else the exit
+ * status after a message (*out may be set then too: free it). */
+int cli_run_job_new(cli_args *a, const run_opts *o, const char *task, const cli_run_env *env, cli_run_job **out);
+aw_run *cli_run_job_run(cli_run_job *j);
+/* The job's own copy of the options (its session, its store). */
+run_opts *cli_run_job_opts(cli_run_job *j);
+/* The run is over: its records closed and its destinations' drops
+ * reported; rc (the status so far) becomes 1 when a record failed. */
+int cli_run_job_end(cli_run_job *j, int rc);
+void cli_run_job_free(cli_run_job *j);
+/* The run's own event destinations (its --events, or a queued run's). */
+aw_sink *const *cli_run_job_sinks(const cli_run_job *j, size_t *n);
+
+/* ---- event destinations (cli_events.c) ---- */
+
+/* --events-secret, --events-dead-letter, --events-queue: -1 when opt is
+ * none of them, 0 when taken, else a usage error's status. */
+long cli_events_option(cli_args *a, run_opts *o, const char *opt);
+/* Open o's --events destinations on loop into sinks (o->nevents of them):
+ * CLI_OK, or CLI_REJECTED after a message naming who. */
+int cli_events_open(const run_opts *o, aw_loop *loop, aw_sink **sinks, const char *who);
+/* On stderr: each sink that dropped envelopes, how many and why. */
+void cli_events_report(const char *who, aw_sink *const *sinks, size_t n);
 
 /* ---- sessions in a run (cli_session.c) ---- */
 

@@ -284,16 +284,7 @@ cli_run_ui *cli_run_ui_new(aw_loop *loop, bool quiet, bool verbose)
         ui->refresh = aw_loop_timer(loop, STATUS_REFRESH_MS, refresh, ui);
     signal_fd = ui->sigpipe[1];
     signals_seen = 0;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    /* The loop wakes through the pipe; any other call restarts, so a
-     * first signal never turns into a failed write (of the report, say):
-     * a process stuck in one is what the second signal is for. */
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_catch_stop_signals(on_signal);
     return ui;
 }
 

@@ -136,7 +136,9 @@ static int check_state(run_opts *o, const aw_json_value *row)
     const char *status = json_str(row, "status");
     const char *owner = json_str(row, "owner");
     bool running = status && !strcmp(status, "running");
-    if (running && owner_alive(owner)) {
+    /* a worker (o->fence) holds the session's lease: that, not a process
+     * that may still be there, says whose the session is */
+    if (running && !o->fence && owner_alive(owner)) {
         fprintf(stderr, "agentwire: session %s is running now (process %s)\n", o->session, owner);
         return CLI_REJECTED;
     }
@@ -164,7 +166,9 @@ int cli_session_open(run_opts *o, const char **task)
     if (!s)
         return CLI_REJECTED;
     o->sess = s;
-    if (!(s->store = cli_store_open(o->store_url, false)))
+    /* a worker's runs share its connection: a new one per run would cost
+     * each run a connection to the database */
+    if (!(s->store = o->store ? o->store : cli_store_open(o->store_url, false)))
         return CLI_REJECTED;
     s->run_turns = o->rcfg.budgets.max_turns;
     if (!o->session)
@@ -228,6 +232,10 @@ int cli_session_configure(run_opts *o, aw_run_config *cfg, aw_run_observer *slot
         fprintf(stderr, "agentwire: %s\n", err.message);
         return CLI_REJECTED;
     }
+    if (o->fence && aw_store_recorder_fence(s->rec, o->fence)) {
+        fprintf(stderr, "agentwire: out of memory\n");
+        return CLI_REJECTED;
+    }
     *slot = aw_store_recorder_observer(s->rec);
     cfg->observer_count++;
     return 0;
@@ -276,7 +284,8 @@ void cli_session_free(run_opts *o)
     aw_store_recorder_free(s->rec);
     aw_store_resume_free(&s->resume);
     aw_json_doc_free(s->row);
-    aw_store_close(s->store);
+    if (s->store != o->store)
+        aw_store_close(s->store);
     for (size_t i = 0; i < s->nowned; i++)
         free(s->owned[i]);
     free(s);
@@ -336,7 +345,9 @@ int cli_session_config_json(run_opts *o, const char *system, size_t system_len, 
          (c->has_temperature && aw_json_object_set_number(d, root, "temperature", c->temperature)) ||
          (system && system_len && aw_json_object_set_string(d, root, "system", system, system_len)) ||
          set_str(d, root, "context", contexts[c->context == AW_CONTEXT_XML]) ||
-         set_str(d, root, "prefill", c->prefill) || set_str(d, root, "transport", transports[c->transport % 3]) ||
+         set_str(d, root, "prefill", c->prefill) ||
+         /* a defaulted transport follows from the models, decided again when resumed */
+         (o->transport_set && set_str(d, root, "transport", transports[c->transport % 3])) ||
          set_str(d, root, "format", aw_report_format_name(c->format)) ||
          (c->final_schema && aw_json_object_set(d, root, "schema", 6, aw_json_copy(d, c->final_schema))) ||
          set_str(d, root, "contract",
@@ -476,5 +487,11 @@ int cli_session_apply_config(run_opts *o, const aw_json_value *c)
         if (aw_json_is_string(aw_json_at(mcp_specs, i)))
             o->mcp.specs[o->mcp.nspecs++] = aw_json_at(mcp_specs, i)->u.str.ptr;
     o->mcp.stderr_log = json_str(c, "mcp_log");
+    /* a queued run's own destinations (agentwire submit --events) */
+    const aw_json_value *events = aw_json_get(c, "events");
+    bool given = o->nevents > 0; /* --events given now win */
+    for (size_t i = 0; !given && i < aw_json_count(events) && i < sizeof o->events / sizeof *o->events; i++)
+        if (aw_json_is_string(aw_json_at(events, i)))
+            o->events[o->nevents++] = aw_json_at(events, i)->u.str.ptr;
     return 0;
 }

@@ -79,7 +79,12 @@ static const char run_help[] =
     "\n"
     "Records (written as the run goes):\n"
     "  --thread FILE             the agent events as <thread> XML\n"
-    "  --events FILE|-           UI envelopes as JSON lines (repeatable)\n"
+    "  --events DEST             UI envelopes (repeatable): FILE or - (JSON lines),\n"
+    "                            redis://[:PASSWORD@]HOST:PORT/DB (PUBLISH on agent.<session>,\n"
+    "                            Laravel's broadcast payload), http(s)://... (a webhook)\n"
+    "  --events-secret TEXT|@FILE  sign webhook bodies: X-Agentwire-Signature-256\n"
+    "  --events-dead-letter FILE   webhook envelopes that could not be delivered\n"
+    "  --events-queue N          envelopes a slow destination may hold back (10000)\n"
     "  --stream-events           include agent.stream.chunk envelopes\n"
     "  --events-preset P         standard (default); minimal: fewer envelopes;\n"
     "                            debug: also each continuation decision with its\n"
@@ -123,7 +128,7 @@ long cli_run_recover_calls(const char *v)
 }
 
 /* "500ms", "30s", "2m", "1h", or plain milliseconds; -1 when malformed. */
-static int64_t parse_duration(const char *s)
+int64_t cli_parse_duration(const char *s)
 {
     char *end;
     errno = 0;
@@ -149,7 +154,7 @@ static int duration_opt(cli_args *a, const char *opt, int64_t *out)
     const char *v = cli_opt_value(a, opt);
     if (!v)
         return -1;
-    int64_t ms = parse_duration(v);
+    int64_t ms = cli_parse_duration(v);
     if (ms < 0) {
         cli_usage_error(a, "option '%s' wants a duration such as 500ms, 30s or 2m, not '%s'", opt, v);
         return -1;
@@ -157,15 +162,6 @@ static int duration_opt(cli_args *a, const char *opt, int64_t *out)
     *out = ms;
     return 0;
 }
-
-/* TEXT, or @FILE for a file's contents. */
-static int text_or_file(const char *v, aw_buf *out)
-{
-    if (v[0] != '@')
-        return aw_buf_append_str(out, v) ? CLI_REJECTED : CLI_OK;
-    return cli_read_input(v + 1, out) ? CLI_REJECTED : CLI_OK;
-}
-
 
 int cli_run_parse(cli_args *a, run_opts *o)
 {
@@ -371,6 +367,9 @@ int cli_run_parse(cli_args *a, run_opts *o)
         } else if ((n = cli_mcp_option(a, opt, &o->mcp)) != 0) {
             if (n < 0)
                 return CLI_USAGE;
+        } else if ((n = cli_events_option(a, o, opt)) != -1) {
+            if (n > 0)
+                return (int)n; /* an events option (cli_events.c), or a usage error in one */
         } else if ((n = cli_session_option(a, o, opt)) != -1) {
             if (n > 0)
                 return (int)n; /* a session option (cli_session.c), or a usage error in one */
@@ -386,59 +385,6 @@ int cli_run_parse(cli_args *a, run_opts *o)
     if (a->nfiles > 1)
         return cli_usage_error(a, "one task only (put it in quotes)");
     return -1;
-}
-
-/* The JSON file named, parsed; CLI_REJECTED after reporting the place. */
-static int load_json(const char *path, aw_json_doc **out) { return cli_read_json(path, NULL, out); }
-
-static int load_contract(const char *name, aw_contract **out)
-{
-    aw_error err;
-    if (aw_contract_builtin(name, NULL, out, &err) == 0)
-        return CLI_OK;
-    aw_buf text;
-    aw_buf_init(&text, NULL);
-    if (access(name, R_OK) != 0) {
-        fprintf(stderr, "agentwire run: --contract '%s' is neither a built-in contract (llmQuery, llmResponse) nor a "
-                        "readable file\n",
-                name);
-        return CLI_USAGE;
-    }
-    if (cli_read_input(name, &text)) {
-        aw_buf_free(&text);
-        return CLI_REJECTED;
-    }
-    int rc = aw_contract_load(text.data ? text.data : "", text.len, NULL, out, &err);
-    aw_buf_free(&text);
-    if (rc) {
-        cli_report(name, &err);
-        return CLI_REJECTED;
-    }
-    return CLI_OK;
-}
-
-/* A task for a contract run: the query document the contract's pair
- * expects (llmResponse answers llmQuery), or the task as it is. */
-static int contract_task(const aw_contract *c, const char *task, aw_buf *out)
-{
-    if (strcmp(aw_contract_name(c), "llmResponse") != 0)
-        return aw_buf_append_str(out, task) ? CLI_REJECTED : CLI_OK;
-    aw_contract *q = NULL;
-    aw_error err;
-    if (aw_contract_builtin("llmQuery", NULL, &q, &err))
-        return CLI_REJECTED;
-    aw_json_doc *d = aw_json_doc_new(NULL);
-    aw_json_value *root = aw_json_new_object(d), *ctx = aw_json_new_object(d);
-    int rc = !root || !ctx || aw_json_object_set_string(d, root, "userMessage", task, strlen(task)) ||
-             aw_json_object_set_string(d, ctx, "topicId", "run", 3) || aw_json_object_set_int(d, ctx, "messageCount", 0) ||
-             aw_json_object_set(d, root, "context", 7, ctx);
-    if (!rc)
-        rc = aw_contract_build(q, root, out, &err);
-    if (rc)
-        fprintf(stderr, "agentwire run: the task does not fit an <llmQuery>: %s\n", err.message);
-    aw_json_doc_free(d);
-    aw_contract_free(q);
-    return rc ? CLI_REJECTED : CLI_OK;
 }
 
 int cli_run(int argc, char **argv)
@@ -473,197 +419,27 @@ out:
 
 int cli_run_go(cli_args *ap, run_opts *po, const char *task_text)
 {
-    cli_args a = *ap;
-    run_opts o = *po;
-    aw_buf task, system;
-    aw_buf_init(&task, NULL);
-    aw_buf_init(&system, NULL);
-    aw_json_doc *tools_doc = NULL, *schema_doc = NULL;
-    aw_contract *contract = NULL;
-    aw_loop *loop = NULL;
-    aw_provider *models[16] = {0};
-    aw_toolbox *box = NULL;
-    aw_records *records = NULL;
-    aw_sink *sinks[8] = {0};
-    cli_run_ui *ui = NULL;
-    aw_run *run = NULL;
     aw_error err;
-    int rc;
-
-    /* --agent FILE: its keys where no option was given */
-    if ((rc = cli_agent_apply(&a, &o)) >= 0)
-        goto out;
-    /* the session (cli_session.c): the store, and a stored session's
-     * history and options when one is continued */
-    if ((rc = cli_session_open(&o, &task_text)) >= 0)
-        goto out;
-    rc = CLI_REJECTED;
-    if (!o.model) {
-        rc = cli_usage_error(&a, "no model given (--model PROVIDER[:MODEL])");
-        goto out;
+    aw_loop *loop = aw_loop_new(NULL, &err);
+    if (!loop) {
+        fprintf(stderr, "agentwire run: %s\n", err.message);
+        return CLI_REJECTED;
     }
-    o.nmodels = 0;
-    o.models[o.nmodels++] = o.model;
-    for (size_t i = 0; i < o.nfallbacks; i++)
-        o.models[o.nmodels++] = o.fallbacks[i];
-    if (task_text && aw_buf_append_str(&task, task_text))
-        goto out;
-    if (o.system_text ? aw_buf_append_str(&system, o.system_text) != 0
-                      : (o.system && text_or_file(o.system, &system)))
-        goto out;
-    if (cli_agent_system(&o, &system)) /* --agent FILE: its body */
-        goto out;
-    size_t user_system_len = system.len; /* what a stored session keeps (the contract's prompt is added again) */
-    if (o.contract_name) {
-        if ((rc = load_contract(o.contract_name, &contract)) != CLI_OK)
-            goto out;
-        rc = CLI_REJECTED;
-        aw_buf prompt;
-        aw_buf_init(&prompt, NULL);
-        if (aw_contract_prompt(contract, &prompt) ||
-            (system.len && aw_buf_append_str(&system, "\n\n")) || aw_buf_append(&system, prompt.data, prompt.len)) {
-            aw_buf_free(&prompt);
-            goto out;
-        }
-        aw_buf_free(&prompt);
-        aw_buf query;
-        aw_buf_init(&query, NULL);
-        if (task.len && !o.task_is_query && contract_task(contract, task.data, &query)) {
-            aw_buf_free(&query);
-            goto out;
-        }
-        if (query.len) {
-            aw_buf_free(&task);
-            task = query;
-        } else {
-            aw_buf_free(&query);
-        }
+    cli_run_ui *ui = cli_run_ui_new(loop, po->quiet, po->verbose);
+    cli_run_job *job = NULL;
+    int rc = CLI_REJECTED;
+    if (ui) {
+        if (po->on_result)
+            cli_run_ui_set_result(ui, po->on_result, po->result_ctx);
+        if (po->visible)
+            cli_run_ui_show_visible(ui);
+        /* everything the run needs (cli_run_job.c), then the terminal drives it */
+        cli_run_env env = {.loop = loop, .ui = ui, .who = "agentwire run"};
+        if ((rc = cli_run_job_new(ap, po, task_text, &env, &job)) < 0)
+            rc = cli_run_job_end(job, cli_run_ui_drive(ui, cli_run_job_run(job)));
     }
-    if (o.schema_path && load_json(o.schema_path, &schema_doc))
-        goto out;
-
-    if (!(loop = aw_loop_new(NULL, &err)))
-        goto fail;
-    ui = cli_run_ui_new(loop, o.quiet, o.verbose);
-    if (ui && o.visible)
-        cli_run_ui_show_visible(ui);
-    if (!ui)
-        goto out;
-    if (o.on_result)
-        cli_run_ui_set_result(ui, o.on_result, o.result_ctx);
-    for (size_t i = 0; i < o.nevents; i++)
-        if (!(sinks[i] = aw_sink_open(loop, o.events[i], NULL, &err)))
-            goto fail;
-    o.rec.sinks = sinks;
-    o.rec.sink_count = o.nevents;
-    if (!(records = aw_records_new(&o.rec, &err)))
-        goto fail;
-    for (size_t i = 0; i < o.nmodels; i++) {
-        aw_provider_config pc = o.pcfg;
-        pc.spec = o.models[i];
-        if (o.rec.trace_path) {
-            pc.trace = aw_records_trace;
-            pc.trace_ctx = records;
-        }
-        if (!(models[i] = aw_provider_new(loop, &pc, &err)))
-            goto fail;
-    }
-    bool all_native = true;
-    for (size_t i = 0; i < o.nmodels; i++)
-        all_native = all_native && aw_provider_has_native_tools(models[i]) &&
-                     strcmp(aw_provider_kind(models[i]), "replay") != 0;
-    if (!o.transport_set)
-        o.rcfg.transport = all_native ? AW_TRANSPORT_NATIVE : AW_TRANSPORT_XML;
-    if (o.tools_path) {
-        if (load_json(o.tools_path, &tools_doc))
-            goto out;
-        char *dir_copy = strdup(o.tools_path);
-        aw_tool_source *src = dir_copy ? aw_command_tools_new(loop, aw_json_doc_root(tools_doc), dirname(dir_copy), NULL, &err)
-                                       : NULL;
-        free(dir_copy);
-        if (!src) {
-            fprintf(stderr, "agentwire run: %s: %s\n", o.tools_path, err.message);
-            goto out;
-        }
-        box = aw_toolbox_new(loop, NULL);
-        if (!box || aw_toolbox_add(box, src))
-            goto out;
-        cli_run_ui_attach_tools(ui, box);
-    }
-    if ((rc = cli_mcp_add_servers(&o.mcp, loop, &box, "run")) != CLI_OK)
-        goto out;
-    if (box)
-        cli_run_ui_attach_tools(ui, box);
-    rc = CLI_REJECTED;
-
-    aw_run_observer observers[3] = {aw_records_observer(records), cli_run_ui_observer(ui)};
-    if ((rc = cli_agent_add_tools(&o, loop, &box, records, observers, 2, ui)) != CLI_OK)
-        goto out;
-    rc = CLI_REJECTED;
-    o.rcfg.models = models;
-    o.rcfg.model_count = o.nmodels;
-    o.rcfg.tools = box;
-    o.rcfg.system_prompt = system.len ? system.data : NULL;
-    o.rcfg.task = task.len ? task.data : NULL;
-    o.rcfg.final_schema = schema_doc     ? aw_json_doc_root(schema_doc)
-                          : o.schema_value ? o.schema_value
-                                           : cli_agent_schema(&o);
-    o.rcfg.contract = contract;
-    o.rcfg.observers = observers;
-    o.rcfg.observer_count = 2;
-    o.rcfg.budgets.max_retries = o.retries;
-    o.rcfg.budgets.no_retries = o.retries_set && o.retries == 0;
-    o.rcfg.recover_calls = (unsigned)cli_run_recover_calls(o.recover_calls);
-    if (o.rcfg.interactive) {
-        o.rcfg.ask = cli_run_ui_ask;
-        o.rcfg.ask_ctx = ui;
-    }
-    /* resume data, the session's id and the store's observer */
-    if (cli_session_configure(&o, &o.rcfg, &observers[2]))
-        goto out;
-    if (!(run = aw_run_new(loop, &o.rcfg, &err))) {
-        if (err.code == AW_EINVAL) {
-            fprintf(stderr, "agentwire run: %s\n", err.message);
-            rc = CLI_USAGE;
-            goto out;
-        }
-        goto fail;
-    }
-    if (cli_session_begin(&o, run, system.data, user_system_len))
-        goto out;
-    rc = cli_run_ui_drive(ui, run);
-    aw_error cerr;
-    if (aw_records_close(records, &cerr)) {
-        fprintf(stderr, "agentwire run: %s\n", cerr.message);
-        if (rc == CLI_OK)
-            rc = CLI_REJECTED;
-    }
-    for (size_t i = 0; i < o.nevents; i++)
-        if (sinks[i]->dropped)
-            fprintf(stderr, "agentwire run: %s: %llu envelope%s dropped (the reader fell behind or went away)\n",
-                    sinks[i]->name, (unsigned long long)sinks[i]->dropped, sinks[i]->dropped == 1 ? "" : "s");
-    goto out;
-
-fail:
-    fprintf(stderr, "agentwire run: %s\n", err.message);
-    rc = CLI_REJECTED;
-out:
-    aw_run_free(run);
-    aw_toolbox_free(box);
-    cli_agent_free(&o.agent);
-    for (size_t i = 0; i < o.nmodels; i++)
-        aw_provider_free(models[i]);
-    aw_records_free(records);
-    for (size_t i = 0; i < o.nevents; i++)
-        aw_sink_free(sinks[i]);
+    cli_run_job_free(job);
     cli_run_ui_free(ui);
     aw_loop_free(loop);
-    aw_contract_free(contract);
-    aw_json_doc_free(tools_doc);
-    aw_json_doc_free(schema_doc);
-    aw_buf_free(&task);
-    aw_buf_free(&system);
-    cli_session_free(&o);
-    *po = o;
     return rc;
 }

@@ -31,7 +31,11 @@ static const char sessions_help[] =
     "  rm ID...\n"
     "        remove sessions and everything they hold\n"
     "  gc --older-than DURATION\n"
-    "        remove the sessions not updated for DURATION (7d, 12h, 30m)\n";
+    "        remove the sessions not updated for DURATION (7d, 12h, 30m)\n"
+    "  wait ID [--timeout T]\n"
+    "        until the session ends (a queued one: until a worker has run it);\n"
+    "        prints its status; exit status 0 completed, 1 otherwise (failed,\n"
+    "        interrupted, or still running after T: 30s, 5m, ...)\n";
 
 /* "30m", "2h", "7d", "1w", "90s" -> milliseconds; -1 when malformed. */
 static int64_t parse_age(const char *s)
@@ -576,8 +580,75 @@ static int cmd_gc(cli_args *a)
     return rc;
 }
 
+/* ---- wait ------------------------------------------------------------------------------ */
+
+static int timeout_option(void *ctx, cli_args *a, const char *opt)
+{
+    if (strcmp(opt, "--timeout") != 0)
+        return cli_usage_error(a, "unknown option '%s'", opt);
+    const char *v = cli_opt_value(a, opt);
+    if (!v)
+        return CLI_USAGE;
+    if ((*(int64_t *)ctx = cli_parse_duration(v)) < 0)
+        return cli_usage_error(a, "--timeout wants a duration such as 30s or 5m, not '%s'", v);
+    return TAKEN;
+}
+
+static void sleep_ms(int64_t ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* The store is asked again and again, 50 ms apart at first and 1 s at
+ * most: a wait costs one small query a second. */
+static int cmd_wait(cli_args *a)
+{
+    const char *url = NULL;
+    int64_t timeout = -1;
+    int orc = read_options(a, &url, timeout_option, &timeout);
+    if (orc >= 0)
+        return orc;
+    if (!a->file || a->nfiles > 1)
+        return cli_usage_error(a, "which session? (sessions wait ID)");
+    aw_store *s = open_store(url, true);
+    if (!s)
+        return CLI_REJECTED;
+    int64_t deadline = timeout >= 0 ? now_ms() + timeout : -1, pause = 50;
+    int rc;
+    for (;;) {
+        aw_json_doc *d = NULL;
+        aw_error err;
+        if (aw_store_session_get(s, a->file, &d, &err)) {
+            fprintf(stderr, "agentwire sessions wait: %s\n", err.message);
+            rc = CLI_REJECTED;
+            break;
+        }
+        char status[32];
+        const char *st = str(aw_json_doc_root(d), "status");
+        snprintf(status, sizeof status, "%s", st ? st : "?");
+        aw_json_doc_free(d);
+        if (strcmp(status, "running") != 0 && strcmp(status, "queued") != 0) {
+            printf("%s\n", status);
+            rc = !strcmp(status, "completed") ? CLI_OK : CLI_REJECTED;
+            break;
+        }
+        if (deadline >= 0 && now_ms() >= deadline) {
+            fprintf(stderr, "agentwire sessions wait: session %s is still %s\n", a->file, status);
+            rc = CLI_REJECTED;
+            break;
+        }
+        int64_t left = deadline >= 0 ? deadline - now_ms() : pause;
+        sleep_ms(left < pause ? (left > 0 ? left : 0) : pause);
+        pause = pause * 2 > 1000 ? 1000 : pause * 2;
+    }
+    aw_store_close(s);
+    return rc;
+}
+
 static const cli_command commands[] = {
-    {"list", cmd_list}, {"show", cmd_show}, {"export", cmd_export}, {"rm", cmd_rm}, {"gc", cmd_gc},
+    {"list", cmd_list}, {"show", cmd_show}, {"export", cmd_export}, {"rm", cmd_rm}, {"gc", cmd_gc}, {"wait", cmd_wait},
 };
 
 int cli_sessions(int argc, char **argv)

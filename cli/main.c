@@ -34,7 +34,7 @@ static const char main_help[] =
     "  run        an agent: a model, tools, the task; the final report on stdout\n"
     "             (every run is stored as a session)\n"
     "  resume     continue a session's cut run from its last stored step\n"
-    "  sessions list|show|export|rm|gc\n"
+    "  sessions list|show|export|rm|gc|wait\n"
     "             stored sessions\n"
     "  chat       one exchange of a conversation with memory (<llmQuery>/<llmResponse>)\n"
     "  mcp list|call\n"
@@ -43,6 +43,8 @@ static const char main_help[] =
     "             agent files (Markdown + YAML frontmatter): checked, or shown as\n"
     "             read; run one with 'agentwire run --agent FILE TASK'\n"
     "  serve      watch and browse sessions in a browser; a JSON API and event streams\n"
+    "  submit     queue a run in the store (for a worker); prints its session id\n"
+    "  worker     run the queued runs, several at once (on any number of machines)\n"
     "\n"
     "Run 'agentwire GROUP --help' for the commands of a group.\n"
     "  --version  print the version\n"
@@ -69,6 +71,8 @@ static const group groups[] = {
     {"mcp", cli_mcp},
     {"agent", cli_agent},
     {"serve", cli_serve},
+    {"submit", cli_submit},
+    {"worker", cli_worker},
 };
 
 int main(int argc, char **argv) {

@@ -311,19 +311,43 @@ aw_run_observer aw_records_observer(aw_records *rec)
 
 const char *aw_records_error(const aw_records *rec) { return rec->error[0] ? rec->error : NULL; }
 
+/* The accounting's last rows: what each event destination delivered and
+ * gave up on, once it has been flushed. */
+static void sink_row(aw_records *rec, const aw_sink *sink)
+{
+    if (rec->accounting_fd < 0)
+        return;
+    aw_json_doc *d = aw_json_doc_new(rec->alloc);
+    aw_json_value *row = d ? aw_json_new_object(d) : NULL;
+    bool bad = !row || aw_json_object_set_string(d, row, "kind", "events", 6) ||
+               aw_json_object_set_string(d, row, "destination", sink->name, strlen(sink->name)) ||
+               aw_json_object_set_string(d, row, "sink", sink->ops->kind, strlen(sink->ops->kind)) ||
+               aw_json_object_set_int(d, row, "sent", (int64_t)sink->sent) ||
+               aw_json_object_set_int(d, row, "dropped", (int64_t)sink->dropped) ||
+               aw_json_object_set_int(d, row, "dead_lettered", (int64_t)sink->dead_lettered) ||
+               (sink->error[0] && aw_json_object_set_string(d, row, "error", sink->error, strlen(sink->error)));
+    if (bad)
+        note_error(rec, rec->cfg.accounting_path, ENOMEM);
+    else
+        json_line(rec, rec->accounting_fd, rec->cfg.accounting_path, row);
+    aw_json_doc_free(d);
+}
+
 int aw_records_close(aw_records *rec, aw_error *err)
 {
     aw_error_clear(err);
+    int64_t flush_ms = rec->cfg.sink_flush_ms ? rec->cfg.sink_flush_ms : 5000;
+    for (size_t i = 0; i < rec->cfg.sink_count && flush_ms > 0; i++) {
+        aw_error e;
+        if (rec->cfg.sinks[i]->ops->flush(rec->cfg.sinks[i], flush_ms, &e) && !rec->error[0])
+            snprintf(rec->error, sizeof rec->error, "%s", e.message);
+        sink_row(rec, rec->cfg.sinks[i]);
+    }
     int fds[] = {rec->thread_fd, rec->accounting_fd, rec->trace_fd, rec->record_fd};
     const char *paths[] = {rec->cfg.thread_path, rec->cfg.accounting_path, rec->cfg.trace_path, rec->cfg.record_path};
     for (size_t i = 0; i < 4; i++)
         if (fds[i] >= 0 && fsync(fds[i]) != 0 && errno != EINVAL && errno != EROFS)
             note_error(rec, paths[i], errno);
-    for (size_t i = 0; i < rec->cfg.sink_count; i++) {
-        aw_error e;
-        if (rec->cfg.sinks[i]->ops->flush(rec->cfg.sinks[i], 5000, &e) && !rec->error[0])
-            snprintf(rec->error, sizeof rec->error, "%s", e.message);
-    }
     return rec->error[0] ? aw_rt_error(err, AW_EINVAL, "%s", rec->error) : 0;
 }
 

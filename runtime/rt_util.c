@@ -4,12 +4,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <fcntl.h>
 
 #include "agentwire/buf.h"
+#include "agentwire/loop.h"
 #include "internal/rt_util.h"
 
 int aw_rt_error(aw_error *err, int code, const char *fmt, ...)
@@ -140,4 +142,18 @@ void aw_rt_strv_free(const aw_allocator *a, char **v)
     for (size_t i = 0; v && v[i]; i++)
         aw_free(a, v[i]);
     aw_free(a, v);
+}
+
+void aw_rt_uuid4(char out[40])
+{
+    unsigned char b[16];
+    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
+        uint64_t t = (uint64_t)aw_rt_wall_ms() ^ ((uint64_t)aw_loop_clock() << 20);
+        for (size_t i = 0; i < sizeof b; i++)
+            b[i] = (unsigned char)(t >> (8 * (i % 8))) ^ (unsigned char)(i * 131);
+    }
+    b[6] = (unsigned char)((b[6] & 0x0F) | 0x40); /* version 4 */
+    b[8] = (unsigned char)((b[8] & 0x3F) | 0x80); /* RFC 4122 variant */
+    snprintf(out, 40, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3],
+             b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }

@@ -39,20 +39,6 @@ void aw__run_log(aw_run *r, int level, const char *fmt, ...)
             r->observers[i].on_log(r->observers[i].ctx, &r->info, level, msg);
 }
 
-static void make_uuid(char out[40])
-{
-    unsigned char b[16];
-    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
-        uint64_t t = (uint64_t)aw_rt_wall_ms() ^ ((uint64_t)aw_loop_clock() << 20);
-        for (size_t i = 0; i < sizeof b; i++)
-            b[i] = (unsigned char)(t >> (8 * (i % 8))) ^ (unsigned char)(i * 131);
-    }
-    b[6] = (unsigned char)((b[6] & 0x0F) | 0x40); /* version 4 */
-    b[8] = (unsigned char)((b[8] & 0x3F) | 0x80); /* RFC 4122 variant */
-    snprintf(out, 40, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3],
-             b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-}
-
 static aw_json_doc *copy_doc(const aw_allocator *a, const aw_json_value *v, bool *failed)
 {
     if (!v)
@@ -145,8 +131,8 @@ aw_run *aw_run_new(aw_loop *l, const aw_run_config *cfg, aw_error *err)
     if (cfg->session_id && strlen(cfg->session_id) < sizeof r->session_id)
         strcpy(r->session_id, cfg->session_id);
     else
-        make_uuid(r->session_id);
-    make_uuid(r->execution_id);
+        aw_rt_uuid4(r->session_id);
+    aw_rt_uuid4(r->execution_id);
     r->info = (aw_run_info){r->session_id, r->execution_id, r->parent_session_id, r->agent_name, cfg->depth,
                             aw_provider_kind(cfg->models[0]), aw_provider_model(cfg->models[0]), 0};
     if (cfg->context == AW_CONTEXT_XML) {

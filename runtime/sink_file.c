@@ -170,7 +170,14 @@ static void file_destroy(aw_sink *s)
     aw_free(f->alloc, f);
 }
 
-static const aw_sink_ops file_ops = {"file", file_send, file_flush, file_destroy};
+/* Bytes of lines a stalled reader has not taken count as one waiting. */
+static size_t file_pending(const aw_sink *s)
+{
+    const file_sink *f = s->impl;
+    return f->queue.len > f->queue_start ? 1 : 0;
+}
+
+static const aw_sink_ops file_ops = {"file", file_send, file_flush, file_destroy, file_pending};
 
 static bool pipe_like(int fd)
 {

@@ -352,6 +352,7 @@ typedef struct step_ctx {
     row_text resume, snapshot;
     bool has_snapshot;
     const char *stop_reason;
+    const char *owner; /* write only while the session is this owner's (workers) */
     /* from the resume object and the completion event */
     double seconds;
     aw_model_usage usage;
@@ -424,6 +425,7 @@ static int prepare_step(step_ctx *c, const aw_allocator *a, const aw_json_value 
 typedef struct counters {
     int64_t steps, events, accounting;
     bool found;
+    char owner[128];
 } counters;
 
 static int counters_row(void *ctx, const aw_sv *cols, size_t n)
@@ -435,6 +437,8 @@ static int counters_row(void *ctx, const aw_sv *cols, size_t n)
     k->steps = sv_get_int(&cols[0], -1);
     k->events = sv_get_int(&cols[1], -1);
     k->accounting = sv_get_int(&cols[2], -1);
+    if (n > 3 && cols[3].type == SV_TEXT)
+        snprintf(k->owner, sizeof k->owner, "%.*s", (int)cols[3].n, cols[3].s);
     return k->steps < 0 || k->events < 0 || k->accounting < 0 ? AW_STORE_ECORRUPT : 0;
 }
 
@@ -506,8 +510,8 @@ static int step_tx(aw_store *s, void *ctx, aw_error *err)
     counters k = {0};
     aw_sv key[1] = {sv_str(c->id)};
     const char *sel = s->drv->dialect == DIALECT_POSTGRES
-                          ? "SELECT steps, events, accounting FROM aw_sessions WHERE id = ? FOR UPDATE"
-                          : "SELECT steps, events, accounting FROM aw_sessions WHERE id = ?";
+                          ? "SELECT steps, events, accounting, owner FROM aw_sessions WHERE id = ? FOR UPDATE"
+                          : "SELECT steps, events, accounting, owner FROM aw_sessions WHERE id = ?";
     int rc = s->drv->query(s, sel, key, 1, counters_row, &k, err);
     if (rc == AW_STORE_ECORRUPT)
         return aw_rt_error(err, rc, "the session %s's counters are malformed", c->id);
@@ -515,6 +519,10 @@ static int step_tx(aw_store *s, void *ctx, aw_error *err)
         return rc;
     if (!k.found)
         return aw_rt_error(err, AW_STORE_ENOTFOUND, "no session %s in %s", c->id, s->url);
+    if (c->owner && strcmp(k.owner, c->owner) != 0)
+        return aw_rt_error(err, AW_STORE_ESTATE,
+                           "session %s was taken over by %s (this worker's lease ran out): its step is not written",
+                           c->id, k.owner[0] ? k.owner : "nobody");
     int64_t seq = k.steps + 1, now = aw__store_now_ms();
     aw_sv sp[] = {sv_str(c->id),
                   sv_int(seq),
@@ -573,6 +581,13 @@ static int step_tx(aw_store *s, void *ctx, aw_error *err)
 int aw_store_append_step(aw_store *s, const char *session_id, const aw_run_step *step,
                          const aw_json_value *snapshot, const char *stop_reason, aw_error *err)
 {
+    return aw__store_append_step_fenced(s, session_id, step, snapshot, stop_reason, NULL, err);
+}
+
+int aw__store_append_step_fenced(aw_store *s, const char *session_id, const aw_run_step *step,
+                                 const aw_json_value *snapshot, const char *stop_reason, const char *owner,
+                                 aw_error *err)
+{
     aw_error_clear(err);
     if (!session_id || !step)
         return aw_rt_error(err, AW_EINVAL, "a step needs its session and its rows");
@@ -581,6 +596,7 @@ int aw_store_append_step(aw_store *s, const char *session_id, const aw_run_step 
     c.id = session_id;
     c.step = step;
     c.stop_reason = stop_reason;
+    c.owner = owner;
     aw_buf_init(&c.text, s->alloc);
     /* Every text is made before the transaction: nothing is allocated
      * while the database waits, and a retry writes the same bytes. */
@@ -598,7 +614,7 @@ int aw_store_append_step(aw_store *s, const char *session_id, const aw_run_step 
 /* ---- removing ------------------------------------------------------------------ */
 
 static const char *const session_tables[] = {"aw_events", "aw_accounting", "aw_steps", "aw_snapshots",
-                                             "aw_exchanges"};
+                                             "aw_exchanges", "aw_queue"};
 
 static int delete_tx(aw_store *s, void *ctx, aw_error *err)
 {

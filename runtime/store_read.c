@@ -209,7 +209,9 @@ int aw_store_session_get(aw_store *s, const char *id, aw_json_doc **out, aw_erro
         rc = aw_rt_error(err, AW_STORE_ENOTFOUND, "no session %s in %s", id, s->url);
     if (!rc) {
         const aw_json_value *status = aw_json_get(g.session, "status");
-        bool running = aw_json_is_string(status) && !strcmp(status->u.str.ptr, "running");
+        /* a queued run has not started: taking it up is running it */
+        bool running = aw_json_is_string(status) &&
+                       (!strcmp(status->u.str.ptr, "running") || !strcmp(status->u.str.ptr, "queued"));
         if (aw_json_object_set_bool(g.r.doc, g.session, "resumable", running || g.last_partial))
             rc = aw_rt_error(err, AW_ENOMEM, "out of memory");
     }

@@ -22,6 +22,7 @@ struct aw_store_recorder {
         char stop_reason[32];
     } runs[MAX_RUNS];
     size_t next_run;
+    char *fence;          /* the owner steps are written for, or NULL */
     char error[AW_ERROR_MESSAGE_MAX];
 };
 
@@ -43,8 +44,20 @@ aw_store_recorder *aw_store_recorder_new(aw_store *s, const aw_slim_config *snap
 
 void aw_store_recorder_free(aw_store_recorder *rec)
 {
-    if (rec)
-        aw_free(rec->store->alloc, rec);
+    if (!rec)
+        return;
+    aw_free(rec->store->alloc, rec->fence);
+    aw_free(rec->store->alloc, rec);
+}
+
+int aw_store_recorder_fence(aw_store_recorder *rec, const char *owner)
+{
+    char *copy = owner ? aw_rt_strdup(rec->store->alloc, owner) : NULL;
+    if (owner && !copy)
+        return AW_ENOMEM;
+    aw_free(rec->store->alloc, rec->fence);
+    rec->fence = copy;
+    return 0;
 }
 
 const char *aw_store_recorder_error(const aw_store_recorder *rec) { return rec->error[0] ? rec->error : NULL; }
@@ -100,11 +113,12 @@ static int on_step(void *ctx, const aw_run_info *run, const aw_run_step *step, a
     if (!rc) {
         const aw_json_value *snapshot = snap ? aw_json_doc_root(snap) : NULL;
         const char *stop = stop_reason_of(rec, run->session_id);
-        rc = aw_store_append_step(rec->store, run->session_id, step, snapshot, stop, err);
+        /* a sub-agent's session is begun here, by this process: fenced alike */
+        rc = aw__store_append_step_fenced(rec->store, run->session_id, step, snapshot, stop, rec->fence, err);
         if (rc == AW_STORE_ENOTFOUND) {
             rc = begin_unknown(rec, run, err);
             if (!rc)
-                rc = aw_store_append_step(rec->store, run->session_id, step, snapshot, stop, err);
+                rc = aw__store_append_step_fenced(rec->store, run->session_id, step, snapshot, stop, rec->fence, err);
         }
     }
     aw_json_doc_free(snap);

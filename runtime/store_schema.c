@@ -15,9 +15,11 @@
  * few whole steps at a time: events and accounting rows by step, so a
  * read costs the steps it reads, not the length of the session.
  *
- * Seams for what comes next (issue 15): a run queue adds its own table
- * and a lease to aw_sessions in version 3 (status "queued", owner and a
- * lease expiry; workers take rows with FOR UPDATE SKIP LOCKED). */
+ * Version 3 (issue 15) adds the run queue: aw_queue holds the sessions
+ * that workers run (status "queued" until one takes it), and a session
+ * has a lease (lease_until, ms since 1970 on the database's clock) that
+ * its worker renews while it runs; a session whose lease ran out is taken
+ * by another worker (store_queue.c). */
 #include <string.h>
 
 #include "internal/rt_util.h"
@@ -101,6 +103,16 @@ static const char *const v2[] = {
     "CREATE INDEX IF NOT EXISTS aw_accounting_step ON aw_accounting (session_id, step)",
 };
 
+/* Version 3: the run queue and the sessions' leases. */
+static const char *const v3[] = {
+    "ALTER TABLE aw_sessions ADD COLUMN lease_until BIGINT",
+    "CREATE TABLE aw_queue ("
+    " session_id TEXT PRIMARY KEY,"
+    " queued_at BIGINT NOT NULL,"
+    " attempts INTEGER NOT NULL DEFAULT 0)", /* times a worker took it */
+    "CREATE INDEX aw_queue_order ON aw_queue (queued_at)",
+};
+
 typedef struct migration {
     int version;
     const char *const *statements;
@@ -110,6 +122,7 @@ typedef struct migration {
 static const migration migrations[] = {
     {1, v1, sizeof v1 / sizeof *v1},
     {2, v2, sizeof v2 / sizeof *v2},
+    {3, v3, sizeof v3 / sizeof *v3},
 };
 
 static int version_row(void *ctx, const aw_sv *cols, size_t n)

@@ -9,20 +9,6 @@
 set -u
 . "$(dirname "$0")/support/cli_test.sh"
 
-# run WANT_STATUS NAME ARGS...: agentwire ARGS, stdout to $T/out, stderr to $T/err
-run() {
-    want=$1
-    name=$2
-    shift 2
-    checks=$((checks + 1))
-    "$CLI" "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        fail "$name: exit status $got, wanted $want"
-        sed 's/^/    stderr: /' "$T/err" | head -8
-    fi
-}
-
 same() {
     checks=$((checks + 1))
     if ! cmp -s "$1" "$2"; then

@@ -190,10 +190,19 @@ static aw_json_doc *accounting_lines(rh *h)
     aw_buf_init(&arr, NULL);
     assert_int_equal(aw_buf_putc(&arr, '['), 0);
     bool first = true;
+    size_t destinations = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        /* the rows the records add at their close, one per event destination
+         * (what it delivered and dropped), are not the observers' */
+        if (strstr(line, "{\"kind\":\"events\",") == line) {
+            assert_non_null(strstr(line, "\"sink\":\"file\",\"sent\":"));
+            destinations++;
+            continue;
+        }
         assert_int_equal(aw_buf_printf(&arr, "%s%s", first ? "" : ",", line), 0);
         first = false;
     }
+    assert_int_equal(destinations, 1);
     assert_int_equal(aw_buf_putc(&arr, ']'), 0);
     aw_json_doc *d = NULL;
     aw_error err;

@@ -25,6 +25,7 @@
 #include "agentwire/store.h"
 #include "failalloc.h"
 #include "internal/store_impl.h"
+#include "testutil.h"
 
 static char url[1024];
 static char tmpdir[256];
@@ -464,11 +465,13 @@ static void test_newer_schema_refused(void **state)
     tmp.url = url;
     tmp.busy_timeout_ms = 5000;
     assert_int_equal(tmp.drv->open(&tmp, postgres ? url : url + 7, &err), 0);
-    /* at version 1, without the viewer's indexes: opened, it is brought
-     * forward to this binary's version */
+    /* at version 1, without the viewer's indexes, the queue or the leases:
+     * opened, it is brought forward to this binary's version */
     raw(&tmp, "UPDATE aw_schema SET version = 1");
     raw(&tmp, "DROP INDEX aw_events_step");
     raw(&tmp, "DROP INDEX aw_accounting_step");
+    raw(&tmp, "DROP TABLE aw_queue");
+    raw(&tmp, "ALTER TABLE aw_sessions DROP COLUMN lease_until");
     tmp.drv->close(&tmp);
     aw_store *s2 = open_store();
     int64_t v = 0;
@@ -688,28 +691,14 @@ static void test_allocation_failures(void **state)
 static int setup(void **state)
 {
     (void)state;
-    const char *pg = getenv("AW_PG_URL");
-    if (pg && *pg) {
-        postgres = true;
-        snprintf(url, sizeof url, "%s", pg);
-        return 0;
-    }
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/aw-store-test.XXXXXX");
-    if (!mkdtemp(tmpdir))
-        return -1;
-    snprintf(url, sizeof url, "sqlite:%s/sessions.db", tmpdir);
+    postgres = aw_test_store_url(url, sizeof url, tmpdir, sizeof tmpdir);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    if (tmpdir[0]) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        return system(cmd) == 0 ? 0 : -1;
-    }
-    return 0;
+    return aw_test_store_remove(tmpdir);
 }
 
 int main(void)

@@ -31,6 +31,11 @@ typedef struct aw_records_config {
     const char *record_path;
     aw_sink *const *sinks;      /* not owned */
     size_t sink_count;
+    /* How long aw_records_close waits for slow destinations to deliver
+     * (the loop is served meanwhile): 0: 5 s. < 0: not at all, and no
+     * accounting row for them: for a program whose loop goes on (a
+     * worker), which waits for aw_sink_pending itself. */
+    int64_t sink_flush_ms;
     aw_envelope_preset preset;  /* AW_ENVELOPE_MINIMAL drops stream chunks */
     bool stream_events;         /* send agent.stream.chunk envelopes */
     const aw_allocator *alloc;

@@ -45,7 +45,7 @@ extern "C" {
 
 /* The schema this binary writes. A database with a newer version is
  * refused (AW_STORE_ESCHEMA); an older one is migrated forward on open. */
-#define AW_STORE_SCHEMA_VERSION 2
+#define AW_STORE_SCHEMA_VERSION 3
 
 /* Store failures, beside the codec's AW_E* codes. err->message always
  * says what happened in words ("the store's disk is full: PATH"). */
@@ -195,6 +195,41 @@ int aw_store_exchange_add(aw_store *s, const char *id, const char *message, cons
 /* The exchanges in order: [{"n": N, "message": "...", "reply": {...}, "at": ms}]. */
 int aw_store_exchanges(aw_store *s, const char *id, aw_json_doc **out, aw_error *err);
 
+/* ---- the run queue (workers) ------------------------------------------------ */
+
+/* Queue a run: its session (status "queued", with the task and the run's
+ * configuration, as aw_store_session_begin writes them) and its place in
+ * the queue, in one transaction. st->id NULL: a new UUID; id_out gets the
+ * session's id either way. st->continuing is not allowed. */
+int aw_store_enqueue(aw_store *s, const aw_session_start *st, char id_out[40], aw_error *err);
+
+/* Take up to max sessions from the queue for owner ("host:pid"), oldest
+ * first: those queued and those whose lease ran out (their worker died),
+ * each leased for lease_ms from now on the database's clock. On
+ * PostgreSQL, workers on many machines claim at once without waiting on
+ * each other (SELECT ... FOR UPDATE OF q, s SKIP LOCKED); SQLite serialises them
+ * (one machine). A session taken max_attempts times already (0: no limit)
+ * is ended instead ("failed", stop reason "abandoned"): a run that kills
+ * its workers must not kill them all. *out: [{"id", "attempts", "status"}]
+ * (status as stored: "queued"; "running" for one to resume; an ended one
+ * only needs aw_store_lease_release). */
+int aw_store_claim(aw_store *s, const char *owner, int64_t lease_ms, size_t max, unsigned max_attempts,
+                   aw_json_doc **out, aw_error *err);
+
+/* Renew owner's leases on ids for lease_ms from now; held[i] false for a
+ * session that is no longer owner's (its lease ran out and another worker
+ * took it): that run must stop. */
+int aw_store_lease_renew(aw_store *s, const char *owner, int64_t lease_ms, const char *const *ids, size_t n,
+                         bool *held, aw_error *err);
+
+/* The run is over (or given up by its worker): the session leaves the
+ * queue and its lease is cleared, if owner still holds it. */
+int aw_store_lease_release(aw_store *s, const char *id, const char *owner, aw_error *err);
+/* The run stopped without ending (its last step could not be written):
+ * the lease is cleared, if owner still holds it, and the session stays
+ * queued, for any worker to resume at once. */
+int aw_store_lease_return(aw_store *s, const char *id, const char *owner, aw_error *err);
+
 /* ---- the recorder: a run's observer that writes its steps ------------------ */
 
 typedef struct aw_store_recorder aw_store_recorder;
@@ -208,6 +243,11 @@ void aw_store_recorder_free(aw_store_recorder *rec);
 aw_run_observer aw_store_recorder_observer(aw_store_recorder *rec);
 /* The first error met, or NULL. */
 const char *aw_store_recorder_error(const aw_store_recorder *rec);
+/* Write steps only while the session's owner is this one (a worker's
+ * "host:pid"): a worker whose lease ran out and whose session another
+ * worker took stops at its next step (AW_STORE_ESTATE) instead of writing
+ * beside the new one. NULL: no such check. The string is copied. */
+int aw_store_recorder_fence(aw_store_recorder *rec, const char *owner);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,10 @@ int64_t aw_rt_wall_ms(void);
 /* Read a whole file into out (appended). Errors: "PATH: reason". */
 int aw_rt_read_file(const char *path, aw_buf *out, aw_error *err);
 
+/* A random UUID (version 4), 36 characters and a NUL, for session and
+ * execution ids. */
+void aw_rt_uuid4(char out[40]);
+
 /* Copy of a string through the allocator (NULL for NULL or no memory). */
 char *aw_rt_strdup(const aw_allocator *a, const char *s);
 char *aw_rt_strndup(const aw_allocator *a, const char *s, size_t n);

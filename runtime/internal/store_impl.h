@@ -79,6 +79,15 @@ int aw__store_schema_ensure(aw_store *s, aw_error *err);
  * timeout). */
 int aw__store_tx(aw_store *s, bool write, int (*fn)(aw_store *s, void *ctx, aw_error *err), void *ctx,
                  aw_error *err);
+/* aw_store_append_step, writing only while the session's owner is owner
+ * (NULL: any); else AW_STORE_ESTATE. */
+int aw__store_append_step_fenced(aw_store *s, const char *session_id, const aw_run_step *step,
+                                 const aw_json_value *snapshot, const char *stop_reason, const char *owner,
+                                 aw_error *err);
+/* SQL for "now" in ms since 1970 on the database's clock (leases compare
+ * times written by many machines, so none of their clocks is used). */
+const char *aw__store_now_sql(const aw_store *s);
+
 /* Query helpers. */
 int aw__store_exec(aw_store *s, const char *sql, const aw_sv *params, size_t n, aw_error *err);
 int64_t aw__store_now_ms(void);

@@ -45,6 +45,20 @@ lacks() {
     fi
 }
 
+# run WANT_STATUS NAME ARGS...: agentwire ARGS, stdout to $T/out, stderr to $T/err
+run() {
+    want=$1
+    name=$2
+    shift 2
+    checks=$((checks + 1))
+    "$CLI" "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        fail "$name: exit status $got, wanted $want"
+        sed 's/^/    stderr: /' "$T/err" | head -8
+    fi
+}
+
 # A tag of the session 1a2b3c4d, and a final report, as a JSON string's contents.
 call() { printf '<ai-agent-1a2b3c4d-%s tool=\\"%s\\">%s</ai-agent-1a2b3c4d-%s>' "$1" "$2" "$3" "$1"; }
 final() {

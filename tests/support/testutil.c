@@ -216,3 +216,27 @@ bool aw_test_pid_alive(pid_t pid)
     const char *close_paren = strrchr(buf, ')');
     return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
 }
+
+bool aw_test_store_url(char *url, size_t url_cap, char *dir, size_t dir_cap)
+{
+    const char *pg = getenv("AW_PG_URL");
+    dir[0] = 0;
+    if (pg && *pg) {
+        snprintf(url, url_cap, "%s", pg);
+        return true;
+    }
+    snprintf(dir, dir_cap, "/tmp/aw-store-test.XXXXXX");
+    if (!mkdtemp(dir))
+        fail_msg("mkdtemp: %s", strerror(errno));
+    snprintf(url, url_cap, "sqlite:%s/sessions.db", dir);
+    return false;
+}
+
+int aw_test_store_remove(const char *dir)
+{
+    if (!dir[0])
+        return 0;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}

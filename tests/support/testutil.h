@@ -54,4 +54,10 @@ size_t aw_test_utf8_subpart(const unsigned char *p, size_t n);
  * be never). */
 bool aw_test_pid_alive(pid_t pid);
 
+/* A store for a test: AW_PG_URL's PostgreSQL when set (returns true),
+ * else sqlite:DIR/sessions.db in a new temporary folder (its path in dir,
+ * "" for PostgreSQL). aw_test_store_remove removes that folder. */
+bool aw_test_store_url(char *url, size_t url_cap, char *dir, size_t dir_cap);
+int aw_test_store_remove(const char *dir);
+
 #endif
