@@ -364,8 +364,8 @@ codex_exits_500() {
 # the CLI, its whole process group.
 hang() {
     setup "$1" '"text":"late","delay_ms":170000' || return
-    agent --request-timeout 8s
-    failed_with "$1: no reply within 8 s (the request timeout); the command was stopped"
+    agent --request-timeout 15s
+    failed_with "$1: no reply within 15 s (the request timeout); the command was stopped"
     requests 1 "the CLI reached the stub before it hung"
     awk '$3 != "timeout" && $3 != "agentwire"' "$C/seen" | grep -q . || fail "no process of the CLI was seen while it ran"
 }
