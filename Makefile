@@ -30,7 +30,7 @@ DEMO_AGENT = $(AGENTWIRE) run --model replay:examples/agent/session.jsonl --tran
 	--accounting $(DEMO_OUT)/accounting.jsonl --store sqlite:$(DEMO_OUT)/sessions.db \
 	"Which tools does examples/session.jsonl call, and how many events does it hold?"
 
-.PHONY: all deps test-deps build demo demo-agent test bench fuzz install clean
+.PHONY: all deps test-deps build demo demo-agent test e2e bench fuzz install clean
 
 all: build
 
@@ -78,6 +78,16 @@ test: deps test-deps
 	CC=$(CC) cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DAW_SANITIZE=ON -DAW_WERROR=ON >/dev/null
 	cmake --build $(BUILD_TEST) -j $(JOBS)
 	ctest --test-dir $(BUILD_TEST) --output-on-failure -j $(JOBS)
+
+# The command-line providers with the real claude and codex CLIs against the
+# suite's model-API stub (tests/e2e/README.md): about 640 MB from npm, pinned
+# in tests/e2e/package-lock.json, so not part of `make test`.
+e2e: deps test-deps
+	@[ -x tests/e2e/node_modules/.bin/claude ] && [ -x tests/e2e/node_modules/.bin/codex ] || \
+	  (cd tests/e2e && npm ci --silent --no-audit --no-fund)
+	CC=$(CC) cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DAW_SANITIZE=ON -DAW_WERROR=ON >/dev/null
+	cmake --build $(BUILD_TEST) -j $(JOBS) --target agentwire stub_llm
+	bash tests/e2e/run.sh $(BUILD_TEST)
 
 bench: deps
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \

@@ -5,13 +5,23 @@
  * pidfd_open are polled with waitid every 20 ms instead. The exit is peeked
  * at first (WNOWAIT): while the child is a zombie its process-group id
  * cannot be reused, so what is left of its group is killed safely before
- * the child is reaped. */
+ * the child is reaped.
+ *
+ * A child is started the way posix_spawn starts one: clone(CLONE_VM |
+ * CLONE_VFORK) on a stack of its own, so the parent's address space is
+ * shared until the exec, not copied. fork() copied the page tables of
+ * every mapping of the runtime (some 40 shared libraries through libcurl
+ * and libpq) and then took copy-on-write faults: half the CPU time of an
+ * agent run with five tool calls a turn (bench/run_runtime.sh). posix_spawn
+ * itself cannot set PR_SET_PDEATHSIG, hence the clone. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -357,33 +367,81 @@ static void close_pair(int fds[2])
     close_fd(&fds[1]);
 }
 
-/* In the child: never returns. Only async-signal-safe calls here. */
-static void child_exec(const aw_proc_spec *spec, char **env, int in_r, int out_w, int err_w, int report)
+/* What the child needs, on the parent's stack (the memory is shared until
+ * the exec), and what it says back when it cannot run the command: the
+ * step that failed ('d' chdir, 'x' exec) and its errno. */
+typedef struct child_args {
+    const aw_proc_spec *spec;
+    char **env;
+    int in_r, out_w, err_w;
+    char failed;
+    int failed_errno;
+} child_args;
+
+/* In the child, on its own stack, sharing the parent's memory: never
+ * returns. Only async-signal-safe calls, and nothing written but its own
+ * stack, the descriptors and, on failure, c->failed. All signals are blocked on entry (the parent
+ * blocked them), so no handler of the parent's can run here and touch
+ * the shared memory: the dispositions are reset before the mask is. */
+static int child_exec(void *arg)
 {
+    child_args *c = arg;
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
     for (int s = 1; s < 32; s++)
         if (s != SIGKILL && s != SIGSTOP)
             signal(s, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    int in_r = c->in_r;
     if (in_r < 0)
         in_r = open("/dev/null", O_RDONLY);
     dup2(in_r, 0);
-    dup2(out_w, 1);
-    dup2(err_w, 2);
-    if (spec->cwd && chdir(spec->cwd) != 0) {
-        int e = errno;
-        (void)!write(report, "d", 1);
-        (void)!write(report, &e, sizeof e);
+    dup2(c->out_w, 1);
+    dup2(c->err_w, 2);
+    if (c->spec->cwd && chdir(c->spec->cwd) != 0) {
+        c->failed_errno = errno;
+        c->failed = 'd';
         _exit(127);
     }
-    execvpe(spec->argv[0], (char *const *)spec->argv, env);
-    int e = errno;
-    (void)!write(report, "x", 1);
-    (void)!write(report, &e, sizeof e);
+    execvpe(c->spec->argv[0], (char *const *)c->spec->argv, c->env);
+    c->failed_errno = errno;
+    c->failed = 'x';
     _exit(127);
+}
+
+/* The child's stack: room for execvpe's copy of a path and, for a script
+ * without a #! line, of the arguments (glibc's posix_spawn sizes it the
+ * same way). */
+static size_t child_stack_size(const aw_proc_spec *spec)
+{
+    size_t n = 64 * 1024;
+    for (size_t i = 0; spec->argv[i]; i++)
+        n += sizeof(char *);
+    long page = sysconf(_SC_PAGESIZE);
+    size_t p = page > 0 ? (size_t)page : 4096;
+    return (n + p - 1) / p * p;
+}
+
+/* Start the child: its pid, or -1 with errno set. The parent goes on once
+ * the child has exec'd or exited (CLONE_VFORK), so by then the child is in
+ * its own process group, and c->failed says whether the exec failed. */
+static pid_t start_child(child_args *c)
+{
+    size_t size = child_stack_size(c->spec);
+    char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED)
+        return -1;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t pid = clone(child_exec, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+    int saved = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    munmap(stack, size);
+    errno = saved;
+    return pid;
 }
 
 aw_proc *aw_proc_spawn(aw_loop *l, const aw_proc_spec *spec, const aw_proc_fns *fns, void *ctx,
@@ -412,43 +470,31 @@ aw_proc *aw_proc_spawn(aw_loop *l, const aw_proc_spec *spec, const aw_proc_fns *
         p->fns = *fns;
     p->ctx = ctx;
 
-    int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1}, rep[2] = {-1, -1};
-    if ((spec->stdin_pipe && pipe2(in, O_CLOEXEC)) || pipe2(out, O_CLOEXEC) || pipe2(er, O_CLOEXEC) ||
-        pipe2(rep, O_CLOEXEC)) {
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
+    if ((spec->stdin_pipe && pipe2(in, O_CLOEXEC)) || pipe2(out, O_CLOEXEC) || pipe2(er, O_CLOEXEC)) {
         aw_rt_error(err, AW_EINVAL, "cannot run '%s': pipe: %s", spec->argv[0], strerror(errno));
         goto fail;
     }
-    pid_t pid = fork();
+    child_args args = {spec, env, in[0], out[1], er[1], 0, 0};
+    pid_t pid = start_child(&args);
     if (pid < 0) {
-        aw_rt_error(err, AW_EINVAL, "cannot run '%s': fork: %s", spec->argv[0], strerror(errno));
+        aw_rt_error(err, AW_EINVAL, "cannot run '%s': clone: %s", spec->argv[0], strerror(errno));
         goto fail;
     }
-    if (pid == 0)
-        child_exec(spec, env, in[0], out[1], er[1], rep[1]);
-    setpgid(pid, pid); /* also in the parent, so a kill right away finds the group */
     p->pid = pid;
     close_fd(&in[0]);
     close_fd(&out[1]);
     close_fd(&er[1]);
-    close_fd(&rep[1]);
-    char what = 0;
-    int child_errno = 0;
-    ssize_t got;
-    while ((got = read(rep[0], &what, 1)) < 0 && errno == EINTR)
-        ;
-    if (got == 1) {
-        while (read(rep[0], &child_errno, sizeof child_errno) < 0 && errno == EINTR)
-            ;
+    if (args.failed) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
-        if (what == 'd')
+        if (args.failed == 'd')
             aw_rt_error(err, AW_EINVAL, "cannot run '%s': cannot enter '%s': %s", spec->argv[0], spec->cwd,
-                        strerror(child_errno));
+                        strerror(args.failed_errno));
         else
-            aw_rt_error(err, AW_EINVAL, "cannot run '%s': %s", spec->argv[0], strerror(child_errno));
+            aw_rt_error(err, AW_EINVAL, "cannot run '%s': %s", spec->argv[0], strerror(args.failed_errno));
         goto fail;
     }
-    close_fd(&rep[0]);
     aw_free(a, env);
     env = NULL;
 
@@ -484,7 +530,6 @@ fail:
     close_pair(in);
     close_pair(out);
     close_pair(er);
-    close_pair(rep);
     aw_free(a, env);
     p->exited = true;
     release(p);

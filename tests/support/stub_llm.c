@@ -1,7 +1,7 @@
 /* stub_llm — a scripted stand-in for the OpenAI and Anthropic HTTP APIs,
  * for tests: HTTP/1.1 on 127.0.0.1 at an ephemeral port.
  *
- *   stub_llm --script FILE --log FILE [--timeout-ms N]
+ *   stub_llm --script FILE --log FILE [--timeout-ms N] [--client-pid-file FILE]
  *
  * Prints the port number alone on the first line of stdout. It serves any
  * number of connections at once (kept alive, or closed after a reply when
@@ -10,14 +10,22 @@
  * happens, so it never hangs a test.
  *
  * The log: every request appended as a JSON line when it has arrived
- * whole: {"seq": 1, "conn": 1, "line": 3, "method": "POST", "path":
- * "/v1/messages?beta=true", "headers": {"x-api-key": "...", ...}, "body":
- * "..."}. "conn" numbers the connections in the order accepted (a
+ * whole: {"seq": 1, "conn": 1, "line": 3, "arrived_us": 1795801119570123,
+ * "method": "POST", "path": "/v1/messages?beta=true", "headers":
+ * {"x-api-key": "...", ...}, "body": "..."}. "conn" numbers the connections in the order accepted (a
  * kept-alive one shows as the same number); "line" is the script line
  * that answered (0: none did, and the reply was a 500 saying so, or a
  * 404 for a path that is no model API, bodiless for HEAD); header
  * names are in lower case and values as sent (keys included, so tests see
- * them go as headers); the body is a string.
+ * them go as headers); the body is a string. "arrived_us": when the
+ * request had arrived whole (CLOCK_REALTIME, microseconds), so a benchmark
+ * can tell how long after its start a client sent its first request.
+ * With --client-pid-file, "client_cpu_ns" too: the CPU time so far of the
+ * process whose pid that file holds (all its threads, from /proc), read
+ * while the client waits for the reply; the benchmark's launcher writes
+ * the pid of the runtime it measures there (bench/run_runtime.sh), and
+ * the difference between two requests is the CPU the client spent on one
+ * turn. Absent while the file holds no live pid.
  *
  * The script: one JSON object per line (blank lines skipped). A request
  * takes the first line not used up whose "endpoint" equals its path (the
@@ -71,6 +79,7 @@
  *   {"endpoint": "/v1/chat/completions", "big_mb": 50}
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -133,6 +142,7 @@ static script_line *lines;
 static size_t nlines;
 static FILE *log_file;
 static long seq;
+static const char *client_pid_file;
 static conn *conns[MAX_CONNS];
 
 static int64_t now_ms(void)
@@ -140,6 +150,48 @@ static int64_t now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The CPU time of the client named by --client-pid-file, in nanoseconds:
+ * the first field of each of its threads' schedstat (time on a CPU, ns
+ * precise where /proc/PID/stat counts 10 ms ticks). -1 when unknown. */
+static long long client_cpu_ns(void)
+{
+    FILE *f = client_pid_file ? fopen(client_pid_file, "r") : NULL;
+    long pid = 0;
+    if (!f)
+        return -1;
+    if (fscanf(f, "%ld", &pid) != 1)
+        pid = 0;
+    fclose(f);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task", pid);
+    DIR *tasks = pid > 0 ? opendir(path) : NULL;
+    if (!tasks)
+        return -1;
+    long long total = 0;
+    struct dirent *t;
+    while ((t = readdir(tasks))) {
+        if (t->d_name[0] == '.')
+            continue;
+        char stat_path[96];
+        snprintf(stat_path, sizeof stat_path, "/proc/%ld/task/%.20s/schedstat", pid, t->d_name);
+        FILE *sf = fopen(stat_path, "r");
+        long long ns = 0;
+        if (sf && fscanf(sf, "%lld", &ns) == 1)
+            total += ns;
+        if (sf)
+            fclose(sf);
+    }
+    closedir(tasks);
+    return total;
 }
 
 static void must(int rc)
@@ -254,7 +306,12 @@ static void log_request(const conn *c, const request *q, size_t line)
 {
     aw_buf b;
     aw_buf_init(&b, NULL);
-    must(aw_buf_printf(&b, "{\"seq\":%ld,\"conn\":%ld,\"line\":%zu,\"method\":", ++seq, c->number, line));
+    must(aw_buf_printf(&b, "{\"seq\":%ld,\"conn\":%ld,\"line\":%zu,\"arrived_us\":%lld,", ++seq, c->number, line,
+                       (long long)wall_us()));
+    long long cpu = client_cpu_ns();
+    if (cpu >= 0)
+        must(aw_buf_printf(&b, "\"client_cpu_ns\":%lld,", cpu));
+    must(aw_buf_append_str(&b, "\"method\":"));
     must(aw_json_write_string(&b, q->method, q->method_len));
     must(aw_buf_append_str(&b, ",\"path\":"));
     must(aw_json_write_string(&b, q->target, q->target_len));
@@ -810,9 +867,11 @@ int main(int argc, char **argv)
             log_path = argv[i + 1];
         else if (strcmp(argv[i], "--timeout-ms") == 0)
             timeout_ms = strtol(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--client-pid-file") == 0)
+            client_pid_file = argv[i + 1];
     }
     if (!script || !log_path) {
-        fprintf(stderr, "usage: stub_llm --script FILE --log FILE [--timeout-ms N]\n");
+        fprintf(stderr, "usage: stub_llm --script FILE --log FILE [--timeout-ms N] [--client-pid-file FILE]\n");
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
