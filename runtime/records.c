@@ -48,20 +48,6 @@ static void note_error(aw_records *rec, const char *what, int e)
         snprintf(rec->error, sizeof rec->error, "%s: %s", what, strerror(e));
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = aw_rt_write_nosigpipe(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int open_file(const char *path, int *fd, aw_error *err)
 {
     *fd = -1;
@@ -101,7 +87,7 @@ aw_records *aw_records_new(const aw_records_config *cfg, aw_error *err)
         return NULL;
     }
     if (rec->thread_fd >= 0) {
-        if (write_all(rec->thread_fd, THREAD_OPEN THREAD_CLOSE, strlen(THREAD_OPEN THREAD_CLOSE))) {
+        if (aw_rt_write_all(rec->thread_fd, THREAD_OPEN THREAD_CLOSE, strlen(THREAD_OPEN THREAD_CLOSE))) {
             aw_rt_error(err, AW_EINVAL, "%s: %s", cfg->thread_path, strerror(errno));
             aw_records_free(rec);
             return NULL;
@@ -193,7 +179,7 @@ static void json_line(aw_records *rec, int fd, const char *path, const aw_json_v
     aw_buf_clear(&rec->line);
     if (aw_json_write(v, NULL, &rec->line, NULL) || aw_buf_putc(&rec->line, '\n'))
         return note_error(rec, path, ENOMEM);
-    if (write_all(fd, rec->line.data, rec->line.len))
+    if (aw_rt_write_all(fd, rec->line.data, rec->line.len))
         note_error(rec, path, errno);
 }
 
@@ -283,8 +269,8 @@ void aw_records_trace(void *ctx, const char *what, const char *p, size_t n)
         return;
     char head[160];
     int k = snprintf(head, sizeof head, "=== %s (%zu bytes)\n", what, n);
-    if (write_all(rec->trace_fd, head, (size_t)k) || write_all(rec->trace_fd, p, n) ||
-        write_all(rec->trace_fd, "\n", 1))
+    if (aw_rt_write_all(rec->trace_fd, head, (size_t)k) || aw_rt_write_all(rec->trace_fd, p, n) ||
+        aw_rt_write_all(rec->trace_fd, "\n", 1))
         note_error(rec, rec->cfg.trace_path, errno);
 }
 

@@ -64,6 +64,21 @@ ssize_t aw_rt_write_nosigpipe(int fd, const void *p, size_t n)
     return w;
 }
 
+int aw_rt_write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = aw_rt_write_nosigpipe(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 int64_t aw_rt_wall_ms(void)
 {
     struct timespec ts;

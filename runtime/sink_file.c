@@ -32,20 +32,6 @@ typedef struct file_sink {
     size_t queue_start;  /* written bytes at the front of queue */
 } file_sink;
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = aw_rt_write_nosigpipe(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Write what the pipe takes now; the count written, or -1 with errno for
  * an error other than a full pipe. */
 static ssize_t write_some(int fd, const char *p, size_t n)
@@ -128,7 +114,7 @@ static int file_send(aw_sink *s, const char *channel, const aw_json_value *env, 
         return aw_rt_error(err, AW_ENOMEM, "out of memory");
     if (f->nonblocking)
         return send_nonblocking(s, f, err);
-    if (write_all(f->fd, f->line.data, f->line.len)) {
+    if (aw_rt_write_all(f->fd, f->line.data, f->line.len)) {
         s->dropped++;
         return aw_rt_error(err, AW_EINVAL, "%s: %s", s->name, strerror(errno));
     }

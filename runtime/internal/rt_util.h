@@ -23,6 +23,8 @@ int aw_rt_error(aw_error *err, int code, const char *fmt, ...)
  * and a pending one consumed, so a library never kills its host program
  * when a peer closes a pipe. EPIPE comes back as an error instead. */
 ssize_t aw_rt_write_nosigpipe(int fd, const void *p, size_t n);
+/* All n bytes to a blocking fd (EINTR retried); -1 with errno. */
+int aw_rt_write_all(int fd, const void *p, size_t n);
 
 /* Wall-clock milliseconds since 1970 (for records; the loop's clock is
  * monotonic and says nothing about dates). */
