@@ -26,6 +26,7 @@
 
 #include "agentwire/buf.h"
 #include "agentwire/sink.h"
+#include "internal/redis_url.h"
 #include "internal/rt_util.h"
 #include "internal/sink_queue.h"
 
@@ -43,8 +44,7 @@ typedef struct redis_sink {
     aw_sink base;
     aw_loop *loop;
     const aw_allocator *alloc;
-    char *host, *user, *password;
-    int port, db;
+    aw_redis_url url;        /* host, port, db and the credentials (redis_url.c) */
 
     redisAsyncContext *ac;   /* NULL while there is no connection */
     aw_watch *watch;
@@ -67,7 +67,7 @@ static void pump(redis_sink *r);
 
 static void set_error(redis_sink *r, const char *what, const char *detail)
 {
-    snprintf(r->base.error, sizeof r->base.error, "%.60s:%d: %.60s%s%.120s", r->host, r->port, what, detail ? ": " : "",
+    snprintf(r->base.error, sizeof r->base.error, "%.60s:%d: %.60s%s%.120s", r->url.host, r->url.port, what, detail ? ": " : "",
              detail ? detail : "");
 }
 
@@ -181,7 +181,7 @@ static void on_setup_reply(redisAsyncContext *ac, void *reply, void *privdata)
 
 static void connect_now(redis_sink *r)
 {
-    redisAsyncContext *ac = redisAsyncConnect(r->host, r->port);
+    redisAsyncContext *ac = redisAsyncConnect(r->url.host, r->url.port);
     if (!ac) {
         set_error(r, "cannot connect", "out of memory");
         lost(r);
@@ -214,14 +214,14 @@ static void connect_now(redis_sink *r)
     redisAsyncSetDisconnectCallback(ac, on_disconnect);
     r->connect_timer = aw_loop_timer(r->loop, CONNECT_TIMEOUT_MS, on_connect_timeout, r);
     /* queued by hiredis ahead of every PUBLISH of this connection */
-    if (r->password) {
-        if (r->user)
-            redisAsyncCommand(ac, on_setup_reply, NULL, "AUTH %s %s", r->user, r->password);
+    if (r->url.password) {
+        if (r->url.user)
+            redisAsyncCommand(ac, on_setup_reply, NULL, "AUTH %s %s", r->url.user, r->url.password);
         else
-            redisAsyncCommand(ac, on_setup_reply, NULL, "AUTH %s", r->password);
+            redisAsyncCommand(ac, on_setup_reply, NULL, "AUTH %s", r->url.password);
     }
-    if (r->db)
-        redisAsyncCommand(ac, on_setup_reply, NULL, "SELECT %d", r->db);
+    if (r->url.db)
+        redisAsyncCommand(ac, on_setup_reply, NULL, "SELECT %d", r->url.db);
 }
 
 /* ---- publishing ------------------------------------------------------------------------ */
@@ -354,82 +354,12 @@ static void redis_destroy(aw_sink *s)
     aw_timer_free(r->batch_timer);
     aw_sink_queue_clear(&r->queue);
     aw_buf_free(&r->payload);
-    aw_free(r->alloc, r->host);
-    aw_free(r->alloc, r->user);
-    if (r->password) {
-        memset(r->password, 0, strlen(r->password));
-        aw_free(r->alloc, r->password);
-    }
+    aw__redis_url_free(r->alloc, &r->url);
     aw_free(r->alloc, s->name);
     aw_free(r->alloc, r);
 }
 
 static const aw_sink_ops redis_ops = {"redis", redis_send, redis_flush, redis_destroy, redis_pending};
-
-/* ---- the URL ---------------------------------------------------------------------------- */
-
-/* redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]; HOST may be [IPv6]. */
-static int parse_url(redis_sink *r, const char *url, aw_error *err)
-{
-    const char *p = url + strlen("redis://");
-    const char *at = strrchr(p, '@');
-    const char *slash = strchr(at ? at : p, '/');
-    if (at && slash && slash < at)
-        at = NULL;
-    if (at) {
-        const char *colon = memchr(p, ':', (size_t)(at - p));
-        if (!colon)
-            return aw_rt_error(err, AW_EINVAL, "redis URL: write the password as redis://:PASSWORD@HOST:PORT");
-        if (colon > p && !(r->user = aw_rt_strndup(r->alloc, p, (size_t)(colon - p))))
-            return AW_ENOMEM;
-        if (!(r->password = aw_rt_strndup(r->alloc, colon + 1, (size_t)(at - colon - 1))))
-            return AW_ENOMEM;
-        p = at + 1;
-    }
-    const char *host_end, *after;
-    if (*p == '[') {
-        host_end = strchr(p, ']');
-        if (!host_end)
-            return aw_rt_error(err, AW_EINVAL, "redis URL: an IPv6 host needs its closing ]");
-        p++;
-        after = host_end + 1;
-    } else {
-        host_end = p + strcspn(p, ":/");
-        after = host_end;
-    }
-    if (host_end == p)
-        return aw_rt_error(err, AW_EINVAL, "redis URL: no host (redis://HOST:PORT/DB)");
-    if (!(r->host = aw_rt_strndup(r->alloc, p, (size_t)(host_end - p))))
-        return AW_ENOMEM;
-    r->port = 6379;
-    if (*after == ':') {
-        char *end;
-        long port = strtol(after + 1, &end, 10);
-        if (end == after + 1 || port < 1 || port > 65535 || (*end && *end != '/'))
-            return aw_rt_error(err, AW_EINVAL, "redis URL: the port must be a number from 1 to 65535");
-        r->port = (int)port;
-        after = end;
-    }
-    if (*after == '/' && after[1]) {
-        char *end;
-        long db = strtol(after + 1, &end, 10);
-        if (end == after + 1 || *end || db < 0 || db > 1000000)
-            return aw_rt_error(err, AW_EINVAL, "redis URL: the database must be a number (redis://HOST:PORT/0)");
-        r->db = (int)db;
-    } else if (*after && strcmp(after, "/") != 0) {
-        return aw_rt_error(err, AW_EINVAL, "redis URL: unexpected '%s' after the host", after);
-    }
-    aw_buf name;
-    aw_buf_init(&name, r->alloc);
-    /* the name leaves the password out: it is printed */
-    int rc = aw_buf_printf(&name, "redis://%s%s%s%s%s:%d/%d", r->user ? r->user : "", r->user ? "@" : "",
-                           strchr(r->host, ':') ? "[" : "", r->host, strchr(r->host, ':') ? "]" : "", r->port, r->db);
-    if (rc || !(r->base.name = aw_buf_detach(&name, NULL))) {
-        aw_buf_free(&name);
-        return AW_ENOMEM;
-    }
-    return 0;
-}
 
 aw_sink *aw_sink_redis_open(aw_loop *l, const char *url, const aw_sink_options *opts, aw_error *err)
 {
@@ -447,7 +377,11 @@ aw_sink *aw_sink_redis_open(aw_loop *l, const char *url, const aw_sink_options *
     r->backoff_ms = BACKOFF_FIRST_MS;
     aw_sink_queue_init(&r->queue, alloc, opts ? opts->queue_max : 0);
     aw_buf_init(&r->payload, alloc);
-    int rc = parse_url(r, url, err);
+    int rc = aw__redis_url_parse(alloc, url, &r->url, err);
+    if (!rc) {
+        r->base.name = r->url.name; /* the sink owns it from now on */
+        r->url.name = NULL;
+    }
     if (rc) {
         if (rc == AW_ENOMEM)
             aw_rt_error(err, AW_ENOMEM, "out of memory");
