@@ -1,7 +1,8 @@
 /* Fuzz the Redis destination's URL reader (runtime/redis_url.c): any text
  * after redis:// is read or refused in words, never a crash. What it
  * reads must hold: a host, a port from 1 to 65535, the printed name
- * without the password, and the name read again giving the same parts. */
+ * without the password, and (without credentials) the name read again
+ * giving the same parts. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,11 +40,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
             aw_buf_free(&pw);
         }
         aw_redis_url again;
-        if (!strchr(u.host, '/') && !strchr(u.host, '@') && !strchr(u.host, ']') &&
-            !(u.user && (strchr(u.user, ':') || strchr(u.user, '@') || strchr(u.user, '/')))) {
+        /* a user comes only with a password, which the name leaves out
+         * (redis://USER@HOST is for reading, not a URL to give back) */
+        if (!u.user && !strchr(u.host, '/') && !strchr(u.host, '@') && !strchr(u.host, ']')) {
             if (aw__redis_url_parse(NULL, u.name, &again, &err) != 0)
                 abort(); /* the name it prints is not a URL it reads */
-            if (!same(again.host, u.host) || again.port != u.port || again.db != u.db || !same(again.user, u.user))
+            if (!same(again.host, u.host) || again.port != u.port || again.db != u.db || again.user)
                 abort();
             aw__redis_url_free(NULL, &again);
         }
