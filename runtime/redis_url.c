@@ -1,5 +1,7 @@
 /* redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] read into its parts
  * (internal/redis_url.h). */
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,30 @@
 #include "agentwire/buf.h"
 #include "internal/redis_url.h"
 #include "internal/rt_util.h"
+
+/* A host name or IPv4 address (anything a resolver may take, but what
+ * would make the printed URL mean something else), or within [ ] an IPv6
+ * address with an optional %zone. */
+static bool host_chars_ok(const char *h, size_t n, bool bracketed)
+{
+    bool colon = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)h[i];
+        if (bracketed) {
+            if (c == '%') { /* the zone: letters, digits, '-', '_', '.' */
+                for (i++; i < n; i++)
+                    if (!isalnum((unsigned char)h[i]) && !strchr("-_.", h[i]))
+                        return false;
+            } else if (!isxdigit(c) && c != ':' && c != '.') {
+                return false;
+            }
+            colon = colon || c == ':';
+        } else if (c <= ' ' || c == 0x7f || strchr("[]?#\\", c)) {
+            return false;
+        }
+    }
+    return !bracketed || colon;
+}
 
 /* redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]; HOST may be [IPv6]. */
 int aw__redis_url_parse(const aw_allocator *a, const char *url, aw_redis_url *u, aw_error *err)
@@ -31,6 +57,7 @@ int aw__redis_url_parse(const aw_allocator *a, const char *url, aw_redis_url *u,
         p = at + 1;
     }
     const char *host_end, *after;
+    bool bracketed = *p == '[';
     if (*p == '[') {
         host_end = strchr(p, ']');
         if (!host_end)
@@ -41,6 +68,10 @@ int aw__redis_url_parse(const aw_allocator *a, const char *url, aw_redis_url *u,
         host_end = p + strcspn(p, ":/");
         after = host_end;
     }
+    if (host_end > p && !host_chars_ok(p, (size_t)(host_end - p), bracketed))
+        return aw_rt_error(err, AW_EINVAL,
+                           bracketed ? "redis URL: between [ and ] goes an IPv6 address (hex digits and ':')"
+                                     : "redis URL: the host may not hold spaces, control characters, [, ], ?, # or \\");
     if (host_end == p)
         return aw_rt_error(err, AW_EINVAL, "redis URL: no host (redis://HOST:PORT/DB)");
     if (!(u->host = aw_rt_strndup(a, p, (size_t)(host_end - p))))
