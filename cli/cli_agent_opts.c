@@ -162,6 +162,27 @@ int cli_agent_apply(cli_args *a, run_opts *o)
     return rc;
 }
 
+int cli_agent_reload(run_opts *o)
+{
+    cli_agent_opts *ag = &o->agent;
+    if (!ag->from_session || ag->file)
+        return -1;
+    aw_error err;
+    int rc = aw_agent_file_read(ag->path, NULL, &ag->file, &err);
+    if (ag->file)
+        print_problems(ag->file);
+    else
+        fprintf(stderr, "agentwire: the session's agent file: %s\n", err.message);
+    if (rc)
+        return CLI_REJECTED;
+    /* every key but the tools stands as stored: as if given */
+    ag->given = ~0u;
+    if (!ag->allow)
+        ag->given &= ~(1u << ALLOW_TOOLS);
+    o->rcfg.agent_name = aw_agent_file_def(ag->file)->name;
+    return -1;
+}
+
 int cli_agent_system(const run_opts *o, aw_buf *system)
 {
     const cli_agent_opts *ag = &o->agent;

@@ -20,6 +20,7 @@ typedef struct cli_agent_opts {
     const char *path;        /* --agent FILE */
     unsigned max_depth;      /* --max-depth N; 0: the default */
     const char *allow;       /* --allow-tools PATTERNS (comma-separated) */
+    bool from_session;       /* path, max_depth and allow are a continued session's */
     unsigned given;          /* the options the command line gave (bits of cli_agent_opts.c's table) */
     aw_agent_file *file;
     char **specs;            /* the models the file resolved to */
@@ -40,6 +41,12 @@ int cli_agent_option(cli_args *a, const char *opt, cli_agent_opts *ag);
  * FILE:LINE:COL: message) and fill every option the command line did not
  * give. -1 to go on, else the exit status. */
 int cli_agent_apply(cli_args *a, struct run_opts *o);
+/* A continued session's agent file (from_session), read again after its
+ * stored options are taken up: its tools come from it as they did (MCP
+ * servers, sub-agents, allowed tools); its other keys were stored
+ * resolved, and its body is in the stored system prompt. -1 to go on,
+ * else the exit status. */
+int cli_agent_reload(struct run_opts *o);
 /* The file's body as the system prompt, when --system is not given (nor
  * a continued session's prompt). */
 int cli_agent_system(const struct run_opts *o, aw_buf *system);

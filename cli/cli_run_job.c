@@ -217,6 +217,9 @@ int cli_run_job_new(cli_args *ap, const run_opts *po, const char *task_text, con
      * history and options when one is continued */
     if ((rc = cli_session_open(o, &task_text)) >= 0)
         return rc;
+    /* a continued session of an agent file: the file's tools again */
+    if ((rc = cli_agent_reload(o)) >= 0)
+        return rc;
     if (!o->model)
         return cli_usage_error(&j->a, "no model given (--model PROVIDER[:MODEL])");
     o->nmodels = 0;

@@ -381,7 +381,11 @@ int cli_session_config_json(run_opts *o, const char *system, size_t system_len, 
     }
     rc = rc || (o->mcp.nconfigs && aw_json_object_set(d, root, "mcp_configs", 11, mcp_files)) ||
          (o->mcp.nspecs && aw_json_object_set(d, root, "mcp_specs", 9, mcp_specs)) ||
-         set_str(d, root, "mcp_log", o->mcp.stderr_log ? absolute(s, o->mcp.stderr_log) : NULL);
+         set_str(d, root, "mcp_log", o->mcp.stderr_log ? absolute(s, o->mcp.stderr_log) : NULL) ||
+         /* --agent FILE: read again when the session is continued, for
+          * its MCP servers and sub-agents (its other keys are above) */
+         set_str(d, root, "agent", o->agent.path ? absolute(s, o->agent.path) : NULL) ||
+         set_pos(d, root, "agent_max_depth", o->agent.max_depth) || set_str(d, root, "agent_allow", o->agent.allow);
     if (rc) {
         aw_json_doc_free(d);
         return AW_ENOMEM;
@@ -487,6 +491,12 @@ int cli_session_apply_config(run_opts *o, const aw_json_value *c)
         if (aw_json_is_string(aw_json_at(mcp_specs, i)))
             o->mcp.specs[o->mcp.nspecs++] = aw_json_at(mcp_specs, i)->u.str.ptr;
     o->mcp.stderr_log = json_str(c, "mcp_log");
+    if (!o->agent.path) { /* cli_agent_reload reads it */
+        o->agent.path = json_str(c, "agent");
+        o->agent.max_depth = (unsigned)json_int(c, "agent_max_depth");
+        o->agent.allow = json_str(c, "agent_allow");
+        o->agent.from_session = o->agent.path != NULL;
+    }
     /* a queued run's own destinations (agentwire submit --events) */
     const aw_json_value *events = aw_json_get(c, "events");
     bool given = o->nevents > 0; /* --events given now win */

@@ -23,8 +23,9 @@ static const char submit_help[] =
     "(never an API key: the worker's environment has those), except what only\n"
     "makes sense where the run is started: --interactive, --thread,\n"
     "--accounting, --trace, --record, --session and --no-store. Files named by\n"
-    "--tools, --schema, --contract and replay: models are read where the worker\n"
-    "runs, by absolute path.\n"
+    "--tools, --schema, --contract, --agent and replay: models are read where the\n"
+    "worker runs, by absolute path (an agent file's keys are stored as resolved\n"
+    "here; the worker reads the file again for its MCP servers and sub-agents).\n"
     "\n"
     "  --events redis://... | http(s)://...  where the run's envelopes go, besides\n"
     "                            the worker's own --events (no password in the URL:\n"
@@ -46,9 +47,6 @@ static const char *unqueueable(const run_opts *o)
     if (o->rec.thread_path || o->rec.accounting_path || o->rec.trace_path || o->rec.record_path)
         return "--thread, --accounting, --trace and --record name files where the run starts: a queued run's records "
                "are in the store ('agentwire sessions export')";
-    if (o->agent.path)
-        return "--agent: a queued run does not keep an agent file's sub-agents and MCP servers; give the worker's run "
-               "its options (--model, --system @FILE, --tools, --mcp-config) instead";
     if (o->events_secret || o->events_dead_letter || o->events_queue)
         return "--events-secret, --events-dead-letter and --events-queue belong to the worker (agentwire worker)";
     return NULL;
@@ -82,6 +80,8 @@ static int queued_config(run_opts *o, aw_json_doc **out)
     if (o->system && (o->system[0] == '@' ? cli_read_input(o->system + 1, &system) != 0
                                           : aw_buf_append_str(&system, o->system) != 0))
         rc = CLI_REJECTED;
+    if (rc == CLI_OK && cli_agent_system(o, &system)) /* --agent FILE: its body */
+        rc = CLI_REJECTED;
     if (rc == CLI_OK && o->schema_path && cli_read_json(o->schema_path, NULL, &schema))
         rc = CLI_REJECTED;
     aw_json_doc *tools = NULL; /* read now, so a wrong file is said here rather than by a worker */
@@ -89,7 +89,7 @@ static int queued_config(run_opts *o, aw_json_doc **out)
         rc = CLI_REJECTED;
     aw_json_doc_free(tools);
     if (rc == CLI_OK) {
-        o->rcfg.final_schema = schema ? aw_json_doc_root(schema) : NULL;
+        o->rcfg.final_schema = schema ? aw_json_doc_root(schema) : cli_agent_schema(o);
         if (cli_session_config_json(o, system.data, system.len, out))
             rc = CLI_REJECTED;
         o->rcfg.final_schema = NULL;
@@ -108,6 +108,50 @@ static int queued_config(run_opts *o, aw_json_doc **out)
     return rc;
 }
 
+/* The run queued: its task, its store, its options. */
+static int queue_run(cli_args *a, run_opts *o)
+{
+    int rc;
+    if (!o->model)
+        return cli_usage_error(a, "no model given (--model PROVIDER[:MODEL])");
+    o->models[o->nmodels++] = o->model;
+    for (size_t i = 0; i < o->nfallbacks; i++)
+        o->models[o->nmodels++] = o->fallbacks[i];
+    aw_buf task;
+    aw_buf_init(&task, NULL);
+    if (!a->file || !strcmp(a->file, "-") ? cli_read_input(NULL, &task) != 0 : aw_buf_append_str(&task, a->file) != 0) {
+        aw_buf_free(&task);
+        return CLI_REJECTED;
+    }
+    while (task.len && (task.data[task.len - 1] == '\n' || task.data[task.len - 1] == '\r'))
+        task.data[--task.len] = 0;
+    if (!task.len) {
+        aw_buf_free(&task);
+        return cli_usage_error(a, "no task given (an argument, or stdin)");
+    }
+    const char *task_text = task.data;
+    aw_json_doc *config = NULL;
+    rc = cli_session_open(o, &task_text); /* the store (no session is continued) */
+    if (rc < 0)
+        rc = queued_config(o, &config);
+    if (rc == CLI_OK) {
+        aw_session_start st = {.kind = "run", .task = task.data, .nonce = o->rcfg.nonce, .agent_name = o->rcfg.agent_name,
+                               .config = aw_json_doc_root(config)};
+        char id[40];
+        aw_error err;
+        if (aw_store_enqueue(cli_session_store(o), &st, id, &err)) {
+            fprintf(stderr, "agentwire submit: %s\n", err.message);
+            rc = CLI_REJECTED;
+        } else {
+            printf("%s\n", id);
+        }
+    }
+    aw_json_doc_free(config);
+    cli_session_free(o);
+    aw_buf_free(&task);
+    return rc;
+}
+
 int cli_submit(int argc, char **argv)
 {
     run_opts o = {.help = submit_help};
@@ -121,42 +165,11 @@ int cli_submit(int argc, char **argv)
         return cli_usage_error(&a, "%s", why);
     if ((rc = check_events(&a, &o)) >= 0)
         return rc;
-    if (!o.model)
-        return cli_usage_error(&a, "no model given (--model PROVIDER[:MODEL])");
-    o.models[o.nmodels++] = o.model;
-    for (size_t i = 0; i < o.nfallbacks; i++)
-        o.models[o.nmodels++] = o.fallbacks[i];
-    aw_buf task;
-    aw_buf_init(&task, NULL);
-    if (!a.file || !strcmp(a.file, "-") ? cli_read_input(NULL, &task) != 0 : aw_buf_append_str(&task, a.file) != 0) {
-        aw_buf_free(&task);
-        return CLI_REJECTED;
-    }
-    while (task.len && (task.data[task.len - 1] == '\n' || task.data[task.len - 1] == '\r'))
-        task.data[--task.len] = 0;
-    if (!task.len) {
-        aw_buf_free(&task);
-        return cli_usage_error(&a, "no task given (an argument, or stdin)");
-    }
-    const char *task_text = task.data;
-    aw_json_doc *config = NULL;
-    rc = cli_session_open(&o, &task_text); /* the store (no session is continued) */
-    if (rc < 0)
-        rc = queued_config(&o, &config);
-    if (rc == CLI_OK) {
-        aw_session_start st = {.kind = "run", .task = task.data, .nonce = o.rcfg.nonce,
-                               .config = aw_json_doc_root(config)};
-        char id[40];
-        aw_error err;
-        if (aw_store_enqueue(cli_session_store(&o), &st, id, &err)) {
-            fprintf(stderr, "agentwire submit: %s\n", err.message);
-            rc = CLI_REJECTED;
-        } else {
-            printf("%s\n", id);
-        }
-    }
-    aw_json_doc_free(config);
-    cli_session_free(&o);
-    aw_buf_free(&task);
+    /* --agent FILE: its keys where no option was given, stored resolved;
+     * the file itself is read again by the worker, for its tools */
+    if ((rc = cli_agent_apply(&a, &o)) >= 0)
+        return rc;
+    rc = queue_run(&a, &o);
+    cli_agent_free(&o.agent);
     return rc;
 }

@@ -25,8 +25,6 @@ run 2 "no model" submit --store "$STORE" "task"
 contains "no model given" "no model: why" "$T/err"
 run 2 "interactive" $Q --interactive "task"
 contains "nobody is at a queued run's terminal" "interactive: why" "$T/err"
-run 2 "an agent file" $Q --agent "$T/agent.md" "task"
-contains "does not keep an agent file's sub-agents" "an agent file: why" "$T/err"
 run 2 "a file destination" $Q --events "$T/ev.jsonl" "task"
 contains "a file would be on the worker's machine" "a file destination: why" "$T/err"
 run 2 "a password in a destination" $Q --events "redis://:pw@127.0.0.1:6379/0" "task"
@@ -54,7 +52,7 @@ contains "completed" "wait: prints the status"
 run 0 "show" sessions show "$ID2" --store "$STORE"
 contains "queued and done" "show: the report"
 checks=$((checks + 1))
-[ "$(grep -c '"n":1' "$T/calls.log")" -eq 2 ] || fail "the tool ran once per run: $(cat "$T/calls.log")"
+[ "$(grep -o '"n":1' "$T/calls.log" | wc -l)" -eq 2 ] || fail "the tool ran once per run: $(cat "$T/calls.log")"
 # the worker's own destination got both runs' envelopes; the first run's own
 # (a webhook nobody answers) dropped its envelopes and said so
 contains "\"session_id\":\"$ID1\"" "worker events: run 1" "$T/worker-events.jsonl"
@@ -71,6 +69,42 @@ contains "cannot be run here" "cannot start: said" "$T/err"
 contains "given up after 2 attempts" "cannot start: given up" "$T/err"
 run 1 "wait: failed" sessions wait "$ID3" --store "$STORE"
 contains "failed" "wait: failed"
+
+# ---- an agent file: its keys stored resolved, the file read again by the
+# worker for its sub-agent (the lead calls helper, whose recorded model
+# answers natively)
+mkdir -p "$T/agents"
+cat >"$T/agents/lead.md" <<'EOF'
+---
+name: lead
+model: replay:lead.jsonl
+agents: [helper.md]
+maxTurns: 4
+---
+You lead.
+EOF
+cat >"$T/agents/helper.md" <<'EOF'
+---
+name: helper
+description: Finds answers.
+model: replay:helper.jsonl
+transport: native
+---
+You help.
+EOF
+printf '%s\n' '{"tool_calls": [{"id": "f", "name": "agent__final_report", "arguments": "{\"status\": \"success\", \"content\": \"forty-two\"}"}], "expect": ["the question"]}' >"$T/agents/helper.jsonl"
+printf '{"text": "%s", "expect": ["You lead.", "agent__helper", "Finds answers."]}\n{"text": "%s", "expect": ["forty-two"]}\n' \
+    "$(call 0001 agent__helper '{\"task\": \"the question\"}')" "$(final success "the helper says forty-two")" >"$T/agents/lead.jsonl"
+run 0 "submit --agent" submit --store "$STORE" --agent "$T/agents/lead.md" --nonce 1a2b3c4d "ask"
+ID4=$(cat "$T/out")
+run 0 "worker: the agent file's run" worker --store "$STORE" --idle-exit --poll 50ms
+contains "1 run completed, 0 failed" "worker: the agent file's run completed" "$T/err"
+run 0 "wait: the agent file's run" sessions wait "$ID4" --store "$STORE"
+run 0 "show: the agent file's run" sessions show "$ID4" --store "$STORE" --json
+contains "the helper says forty-two" "the agent file's run: its report, after the sub-agent's answer" "$T/out"
+contains '"agent":"lead"' "the agent file's run: its name stored" "$T/out"
+run 1 "submit --agent: a bad file" submit --store "$STORE" --agent "$T/none.md" "x"
+contains "$T/none.md" "submit --agent: a bad file, named" "$T/err"
 
 # ---- options
 run 2 "worker: an argument" worker --store "$STORE" extra
