@@ -22,6 +22,10 @@ int aw_sink_queue_push(aw_sink_queue *q, const char *channel, const char *body, 
         return AW_ENOMEM;
     memset(it, 0, sizeof *it);
     it->channel_len = clen;
+    uint32_t hash = 2166136261u;
+    for (size_t i = 0; i < clen; i++)
+        hash = (hash ^ (unsigned char)channel[i]) * 16777619u;
+    it->channel_hash = hash;
     it->body_len = len;
     memcpy(it->data, channel, clen + 1);
     memcpy(it->data + clen + 1, body, len);

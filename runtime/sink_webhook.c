@@ -225,20 +225,19 @@ static void on_wake(void *ctx)
  * for it), unless it is on its way or waiting out its backoff. */
 static void pump(webhook_sink *w)
 {
-    const char *seen[MAX_IN_FLIGHT * 4];
+    const aw_sink_item *seen[MAX_IN_FLIGHT * 4]; /* the first item of each channel met */
     size_t nseen = 0, scanned = 0;
     int64_t now = aw_loop_now(w->loop), next_wake = -1;
     aw_sink_item *it = w->queue.head;
     while (it && w->in_flight < MAX_IN_FLIGHT && scanned++ < SCAN_LIMIT) {
         aw_sink_item *next = it->next;
-        const char *ch = aw_sink_item_channel(it);
         bool blocked = false;
         for (size_t i = 0; i < nseen && !blocked; i++)
-            blocked = !strcmp(seen[i], ch);
+            blocked = aw_sink_item_same_channel(seen[i], it);
         if (!blocked) {
             if (nseen == sizeof seen / sizeof *seen)
                 break; /* enough channels looked at for now */
-            seen[nseen++] = ch;
+            seen[nseen++] = it;
             if (!it->in_flight) {
                 if (it->not_before > now) {
                     if (next_wake < 0 || it->not_before < next_wake)

@@ -9,12 +9,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "agentwire/alloc.h"
 
 typedef struct aw_sink_item {
     struct aw_sink_item *prev, *next;
     size_t channel_len, body_len;
+    uint32_t channel_hash; /* FNV-1a of the channel: a webhook compares channels per item it looks at */
     unsigned attempts;  /* deliveries tried */
     bool in_flight;     /* handed to the peer, no answer yet */
     int64_t not_before; /* loop ms: the backoff of a retry */
@@ -23,6 +25,11 @@ typedef struct aw_sink_item {
 
 static inline const char *aw_sink_item_channel(const aw_sink_item *it) { return it->data; }
 static inline const char *aw_sink_item_body(const aw_sink_item *it) { return it->data + it->channel_len + 1; }
+static inline bool aw_sink_item_same_channel(const aw_sink_item *a, const aw_sink_item *b)
+{
+    return a->channel_hash == b->channel_hash && a->channel_len == b->channel_len &&
+           !memcmp(a->data, b->data, a->channel_len);
+}
 
 typedef struct aw_sink_queue {
     const aw_allocator *alloc;
