@@ -9,6 +9,7 @@
 set -u
 . "$(dirname "$0")/support/cli_checks.sh"
 . "$(dirname "$0")/support/wait.sh"
+. "$(dirname "$0")/support/agent_tree.sh"
 
 export AW_NO_STATUS_LINE=1 XDG_DATA_HOME=$T/xdg # sessions go to a store of this test's own
 same() { # NAME WANT GOT
@@ -170,27 +171,7 @@ run 2 "run: --max-depth without --agent" run --model "replay:$T/rev.jsonl" --max
 run 2 "run: --agent twice" run --agent "$T/solo.md" --agent "$T/solo.md" "x"
 
 # sub-agents: the lead calls helper, whose recorded model answers natively
-cat >"$T/lead.md" <<'EOF'
----
-name: lead
-model: replay:lead.jsonl
-agents: [helpers/helper.md]
----
-You lead.
-EOF
-mkdir "$T/helpers"
-cat >"$T/helpers/helper.md" <<'EOF'
----
-name: helper
-description: Finds answers.
-model: replay:helper.jsonl
-transport: native
----
-You help.
-EOF
-printf '%s\n' '{"tool_calls": [{"id": "f", "name": "agent__final_report", "arguments": "{\"status\": \"success\", \"content\": \"forty-two\"}"}], "expect": ["the question"]}' >"$T/helpers/helper.jsonl"
-printf '{"text": "%s", "expect": ["agent__helper", "Finds answers."]}\n{"text": "%s", "expect": ["forty-two"]}\n' \
-    "$(call 0001 agent__helper '{\"task\": \"the question\"}')" "$(final "the helper says forty-two")" >"$T/lead.jsonl"
+write_agent_tree "$T" "$(call 0001 agent__helper '{\"task\": \"the question\"}')" "$(final "the helper says forty-two")"
 run 0 "run --agent: a sub-agent" run --agent "$T/lead.md" --nonce $N --accounting "$T/acc2.jsonl" --thread "$T/thread.xml" --verbose "ask"
 same "run --agent: a sub-agent, report" "the helper says forty-two" "$(cat "$T/out")"
 has "helper: turn 1" "run --agent: the sub-agent's turns on stderr" "$T/err"

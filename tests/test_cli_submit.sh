@@ -9,6 +9,7 @@
 #   tests/test_cli_submit.sh AGENTWIRE SOURCE_DIR
 set -u
 . "$(dirname "$0")/support/cli_test.sh"
+. "$(dirname "$0")/support/agent_tree.sh"
 STORE="sqlite:$T/sessions.db"
 cat >"$T/tools.json" <<EOF
 [{"name": "note", "description": "note the arguments", "input_schema": {"type": "object"},
@@ -73,28 +74,8 @@ contains "failed" "wait: failed"
 # ---- an agent file: its keys stored resolved, the file read again by the
 # worker for its sub-agent (the lead calls helper, whose recorded model
 # answers natively)
-mkdir -p "$T/agents"
-cat >"$T/agents/lead.md" <<'EOF'
----
-name: lead
-model: replay:lead.jsonl
-agents: [helper.md]
-maxTurns: 4
----
-You lead.
-EOF
-cat >"$T/agents/helper.md" <<'EOF'
----
-name: helper
-description: Finds answers.
-model: replay:helper.jsonl
-transport: native
----
-You help.
-EOF
-printf '%s\n' '{"tool_calls": [{"id": "f", "name": "agent__final_report", "arguments": "{\"status\": \"success\", \"content\": \"forty-two\"}"}], "expect": ["the question"]}' >"$T/agents/helper.jsonl"
-printf '{"text": "%s", "expect": ["You lead.", "agent__helper", "Finds answers."]}\n{"text": "%s", "expect": ["forty-two"]}\n' \
-    "$(call 0001 agent__helper '{\"task\": \"the question\"}')" "$(final success "the helper says forty-two")" >"$T/agents/lead.jsonl"
+write_agent_tree "$T/agents" "$(call 0001 agent__helper '{\"task\": \"the question\"}')" \
+    "$(final success "the helper says forty-two")"
 run 0 "submit --agent" submit --store "$STORE" --agent "$T/agents/lead.md" --nonce 1a2b3c4d "ask"
 ID4=$(cat "$T/out")
 run 0 "worker: the agent file's run" worker --store "$STORE" --idle-exit --poll 50ms
