@@ -270,17 +270,22 @@ static void finish(aw_run *r, const char *stop_reason, bool partial)
                 : aw_json_object_set_string(d, status, "error_message", r->result.content.ptr,
                                             r->result.content.len > 500 ? 500 : r->result.content.len)) ||
            aw_json_object_set_string(d, status, "last_response", r->result.content.ptr,
-                                     r->result.content.len > 500 ? 500 : r->result.content.len) ||
-           aw__emit_runtime(r, d, status);
+                                     r->result.content.len > 500 ? 500 : r->result.content.len);
+
+    /* The final step is stored before the status goes out: a process
+     * killed between the two has kept the end (the status is news of it);
+     * the other way round, a worker killed there left a run that said it
+     * had ended and another worker ran its last turn again. */
+    aw_error err;
+    r->step_partial = partial;
+    r->step_stop_reason = stop_reason;
+    if (aw__step_end(r, true, &err))
+        aw__run_log(r, AW_LOG_ERROR, "the run's records could not be kept: %s", err.message);
+    lost = lost || aw__emit_runtime(r, d, status);
     aw_json_doc_free(d);
     /* The run ends anyway; its report stands, the records lack its end. */
     if (lost)
         aw__run_log(r, AW_LOG_ERROR, "out of memory writing the run's last records");
-
-    aw_error err;
-    r->step_partial = partial;
-    if (aw__step_end(r, true, &err))
-        aw__run_log(r, AW_LOG_ERROR, "the run's records could not be kept: %s", err.message);
     aw__run_wake(r, WAKE_DONE);
 }
 

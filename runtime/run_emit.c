@@ -297,7 +297,8 @@ int aw__step_end(aw_run *r, bool final, aw_error *err)
         aw_json_value *resume = resume_json(r, r->step_doc);
         if (!state || !resume)
             return aw_rt_error(err, AW_ENOMEM, "out of memory");
-        aw_run_step step = {r->turn, r->step_events, r->step_accounting, state, resume, final, final && r->step_partial};
+        aw_run_step step = {r->turn,  r->step_events, r->step_accounting,          state,
+                            resume,   final,          final && r->step_partial, final ? r->step_stop_reason : NULL};
         for (size_t i = 0; i < r->cfg.observer_count && !rc; i++)
             if (r->observers[i].on_step)
                 rc = r->observers[i].on_step(r->observers[i].ctx, &r->info, &step, err);

@@ -10,18 +10,9 @@
 #include "internal/rt_util.h"
 #include "internal/store_impl.h"
 
-/* The last stop reason each run reported (its "status" runtime event
- * comes just before its final step). A run and its sub-agents: a few. */
-#define MAX_RUNS 16
-
 struct aw_store_recorder {
     aw_store *store;
     aw_slim_config snapshot;
-    struct {
-        char session[40];
-        char stop_reason[32];
-    } runs[MAX_RUNS];
-    size_t next_run;
     char *fence;          /* the owner steps are written for, or NULL */
     char error[AW_ERROR_MESSAGE_MAX];
 };
@@ -62,31 +53,6 @@ int aw_store_recorder_fence(aw_store_recorder *rec, const char *owner)
 
 const char *aw_store_recorder_error(const aw_store_recorder *rec) { return rec->error[0] ? rec->error : NULL; }
 
-static const char *stop_reason_of(aw_store_recorder *rec, const char *session)
-{
-    for (size_t i = 0; i < MAX_RUNS; i++)
-        if (!strcmp(rec->runs[i].session, session))
-            return rec->runs[i].stop_reason;
-    return NULL;
-}
-
-static void on_runtime(void *ctx, const aw_run_info *run, const aw_json_value *ev)
-{
-    aw_store_recorder *rec = ctx;
-    const aw_json_value *kind = aw_json_get(ev, "event");
-    const aw_json_value *stop = aw_json_get(ev, "stop_reason");
-    if (!aw_json_is_string(kind) || strcmp(kind->u.str.ptr, "status") || !aw_json_is_string(stop))
-        return;
-    size_t slot = MAX_RUNS;
-    for (size_t i = 0; i < MAX_RUNS && slot == MAX_RUNS; i++)
-        if (!strcmp(rec->runs[i].session, run->session_id))
-            slot = i;
-    if (slot == MAX_RUNS)
-        slot = rec->next_run++ % MAX_RUNS;
-    snprintf(rec->runs[slot].session, sizeof rec->runs[slot].session, "%s", run->session_id);
-    snprintf(rec->runs[slot].stop_reason, sizeof rec->runs[slot].stop_reason, "%s", stop->u.str.ptr);
-}
-
 /* A run the store has not seen: a sub-agent (a top-level run's session is
  * begun by whoever starts it, with its configuration). */
 static int begin_unknown(aw_store_recorder *rec, const aw_run_info *run, aw_error *err)
@@ -112,13 +78,12 @@ static int on_step(void *ctx, const aw_run_info *run, const aw_run_step *step, a
     int rc = step->state ? aw_snapshot_slim(step->state, &rec->snapshot, rec->store->alloc, &snap, err) : 0;
     if (!rc) {
         const aw_json_value *snapshot = snap ? aw_json_doc_root(snap) : NULL;
-        const char *stop = stop_reason_of(rec, run->session_id);
         /* a sub-agent's session is begun here, by this process: fenced alike */
-        rc = aw__store_append_step_fenced(rec->store, run->session_id, step, snapshot, stop, rec->fence, err);
+        rc = aw__store_append_step_fenced(rec->store, run->session_id, step, snapshot, step->stop_reason, rec->fence, err);
         if (rc == AW_STORE_ENOTFOUND) {
             rc = begin_unknown(rec, run, err);
             if (!rc)
-                rc = aw__store_append_step_fenced(rec->store, run->session_id, step, snapshot, stop, rec->fence, err);
+                rc = aw__store_append_step_fenced(rec->store, run->session_id, step, snapshot, step->stop_reason, rec->fence, err);
         }
     }
     aw_json_doc_free(snap);
@@ -134,6 +99,6 @@ static int on_step(void *ctx, const aw_run_info *run, const aw_run_step *step, a
 
 aw_run_observer aw_store_recorder_observer(aw_store_recorder *rec)
 {
-    aw_run_observer o = {.ctx = rec, .on_runtime = on_runtime, .on_step = on_step};
+    aw_run_observer o = {.ctx = rec, .on_step = on_step};
     return o;
 }

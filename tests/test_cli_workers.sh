@@ -13,7 +13,10 @@
 #   - every envelope reaches a Redis subscriber in order: for each run's
 #     execution (each worker that took it up), what the subscriber got is
 #     the start of what that worker emitted (its file sink, written as the
-#     envelopes happen), and all of it for the execution that finished.
+#     envelopes happen), and all of it for the execution that finished;
+#     the status goes out after the store has the run's end, so a worker
+#     killed in between takes only that news with it, and no run is
+#     finished twice.
 #
 #   tests/test_cli_workers.sh AGENTWIRE SOURCE_DIR
 # AW_WORKER_RUNS (200) and AW_WORKER_KILL_EVERY (3 s) change the load;
@@ -255,8 +258,22 @@ for (const [id, want] of emitted) {
 }
 /* One execution finished each run; a second may only be a frozen
  * worker's, which went on after waking until the store refused its last
- * step (its envelopes had said so before: the store is the truth). */
-if (finishers.size !== Number(runs)) throw new Error(`${finishers.size} runs finished, wanted ${runs}`);
+ * step (its envelopes had said so before: the store is the truth). None
+ * only when a worker was killed between storing the run's end and
+ * sending its status (the status goes out after the store has the end):
+ * the store says completed (checked above), the news died with it. */
+const sessionOf = new Map();
+for (const [id, want] of emitted) sessionOf.set(id, JSON.parse(want[0]).session_id);
+const sessions = new Set(sessionOf.values());
+if (sessions.size !== Number(runs)) throw new Error(`${sessions.size} runs emitted envelopes, wanted ${runs}`);
+let unannounced = 0;
+for (const session of sessions) {
+  if (finishers.has(session)) continue;
+  const execs = [...sessionOf].filter(([, s]) => s === session).map(([id]) => id);
+  if (!execs.some((id) => diedWith.has(id)))
+    throw new Error(`session ${session}: no execution sent its end, and no worker of it was killed`);
+  unannounced++;
+}
 let staleFinishes = 0;
 for (const [session, ids] of finishers) {
   const fresh = ids.filter((id) => !stale.has(id));
@@ -266,7 +283,8 @@ for (const [session, ids] of finishers) {
 }
 for (const id of got.keys()) if (!emitted.has(id)) throw new Error('an execution no worker emitted: ' + id);
 console.log(`${finished - staleFinishes} executions finished their run, ${cut} were cut, ${staleFinishes} went on ` +
-  `frozen past their lease; ${lost} envelopes died with their worker`);
+  `frozen past their lease; ${lost} envelopes died with their worker; ${unannounced} ends stored, their status ` +
+  `never sent (worker killed in between)`);
 EOF
 cat "$T/check2.out"
 

@@ -213,6 +213,38 @@ static aw_json_doc *accounting_lines(rh *h)
     return d;
 }
 
+/* The status goes out once the final step is kept: a store has the run's
+ * end before a live destination hears of it (a worker killed between the
+ * two otherwise left a run that had said it ended, run again elsewhere). */
+static void status_after_final_step(rh *h, const aw_json_value *ev)
+{
+    if (strcmp(rh_str(ev, "event"), "status") != 0)
+        return;
+    size_t n = aw_json_count(h->steps);
+    assert_true(n > 0);
+    const aw_json_value *last = aw_json_at(h->steps, n - 1);
+    assert_true(aw_json_get(last, "final")->u.b);
+    assert_string_equal(rh_str(last, "stop_reason"), rh_str(ev, "stop_reason"));
+    *(int *)h->user += 1;
+}
+
+static void test_the_status_follows_the_final_step(void **state)
+{
+    (void)state;
+    rh h;
+    int statuses = 0;
+    assert_int_equal(rh_init(&h, NULL), 0);
+    assert_int_equal(rh_tools(&h, tools_json), 0);
+    assert_int_equal(rh_model(&h, "model.jsonl", two_turns()), 0);
+    rh_config(&h);
+    h.on_runtime = status_after_final_step;
+    h.user = &statuses;
+    assert_int_equal(rh_go(&h, 20000), 0);
+    rh_assert_status(&h, AW_RUN_SUCCESS);
+    assert_int_equal(statuses, 1);
+    rh_free(&h);
+}
+
 static void test_accounting_rows_have_every_field(void **state)
 {
     (void)state;
@@ -356,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_thread_is_valid_after_every_event),
         cmocka_unit_test(test_thread_is_valid_after_every_event_in_xml_context),
         cmocka_unit_test(test_envelopes_tell_steps_tools_and_status),
+        cmocka_unit_test(test_the_status_follows_the_final_step),
         cmocka_unit_test(test_accounting_rows_have_every_field),
         cmocka_unit_test(test_trace_holds_requests_and_replies),
         cmocka_unit_test(test_a_recording_plays_the_same_run_back),

@@ -88,7 +88,7 @@ static void make_step(step_doc *sd, unsigned turn, bool final, bool partial, con
         fail_msg("step json: %s", err.message);
     const aw_json_value *r = aw_json_doc_root(sd->doc);
     sd->step = (aw_run_step){turn, aw_json_get(r, "events"), aw_json_get(r, "accounting"), aw_json_get(r, "state"),
-                             aw_json_get(r, "resume"), final, partial};
+                             aw_json_get(r, "resume"), final, partial, NULL};
 }
 
 static void append(aw_store *s, const char *id, unsigned turn, bool final, bool partial, const char *extra,

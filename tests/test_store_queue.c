@@ -102,7 +102,7 @@ static int step_as(aw_store *s, const char *id, const char *owner, unsigned turn
     assert_int_equal(aw_json_parse(text, strlen(text), NULL, &d, NULL), 0);
     const aw_json_value *r = aw_json_doc_root(d);
     aw_run_step step = {turn, final ? aw_json_get(r, "events") : aw_json_get(r, "accounting"),
-                        aw_json_get(r, "accounting"), NULL, aw_json_get(r, "resume"), final, false};
+                        aw_json_get(r, "accounting"), NULL, aw_json_get(r, "resume"), final, false, NULL};
     aw_error err;
     int rc = aw__store_append_step_fenced(s, id, &step, NULL, final ? "completed" : NULL, owner, &err);
     aw_json_doc_free(d);

@@ -76,6 +76,8 @@ typedef struct aw_run_step {
     bool final;                   /* the run ends with this step */
     bool partial;                 /* the step's turn was cut (a failure, a cancel): resuming
                                      starts from the step before, asking the model again */
+    const char *stop_reason;      /* final steps: why the run ended ("completed", "max_turns",
+                                     ...), as its "status" runtime event says; NULL otherwise */
 } aw_run_step;
 
 typedef struct aw_run_observer {
@@ -84,7 +86,9 @@ typedef struct aw_run_observer {
      * "human_input_requested"|"human_input_received"|"completion", ...}). */
     void (*on_event)(void *ctx, const aw_run_info *run, const aw_json_value *event);
     /* A runtime event in aw_envelope_adapter_handle's input form
-     * ({"event": "step_started"|..., ...}). */
+     * ({"event": "step_started"|..., ...}). The run's last, "status",
+     * comes after its final step's on_step: a store has kept the end
+     * before live destinations hear of it. */
     void (*on_runtime)(void *ctx, const aw_run_info *run, const aw_json_value *event);
     /* An accounting row: a model request or a tool call. */
     void (*on_accounting)(void *ctx, const aw_run_info *run, const aw_json_value *row);

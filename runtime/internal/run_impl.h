@@ -142,6 +142,7 @@ struct aw_run {
     aw_timer *wake;
     int wake_job;             /* run_wake_job */
     bool step_partial;
+    const char *step_stop_reason; /* the final step's (aw_run_step.stop_reason) */
 };
 
 /* What the wake timer does next; a stronger job replaces a weaker one. */

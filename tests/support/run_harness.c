@@ -177,6 +177,10 @@ static int seen_step(void *ctx, const aw_run_info *run, const aw_run_step *step,
     assert_int_equal(aw_json_object_set_int(h->seen, o, "turn", step->turn), 0);
     assert_int_equal(aw_json_object_set_bool(h->seen, o, "final", step->final), 0);
     assert_int_equal(aw_json_object_set_bool(h->seen, o, "partial", step->partial), 0);
+    if (step->stop_reason)
+        assert_int_equal(aw_json_object_set_string(h->seen, o, "stop_reason", step->stop_reason,
+                                                   strlen(step->stop_reason)),
+                         0);
     assert_int_equal(aw_json_object_set_int(h->seen, o, "events", (int64_t)aw_json_count(step->events)), 0);
     assert_int_equal(aw_json_object_set_int(h->seen, o, "accounting", (int64_t)aw_json_count(step->accounting)), 0);
     /* the permanent chat messages the step added */
