@@ -96,18 +96,9 @@ static void dead_letter(webhook_sink *w, const char *channel, const char *body, 
         return;
     }
     /* one write(2) a line, O_APPEND: workers may share the file */
-    const char *p = b->data;
-    size_t n = b->len;
-    while (n) {
-        ssize_t k = aw_rt_write_nosigpipe(w->dead_fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            snprintf(w->base.error, sizeof w->base.error, "%.180s: %.60s", w->dead_path, strerror(errno));
-            return;
-        }
-        p += k;
-        n -= (size_t)k;
+    if (aw_rt_write_all(w->dead_fd, b->data, b->len)) {
+        snprintf(w->base.error, sizeof w->base.error, "%.180s: %.60s", w->dead_path, strerror(errno));
+        return;
     }
     w->base.dead_lettered++;
 }
