@@ -675,6 +675,20 @@ static int sweep_body(const aw_allocator *a, void *ctx)
     aw_store_recorder_free(rec);
     if (!rc)
         rc = aw_store_session_delete(s, id, &err);
+    /* the run queue: queued, claimed (perhaps a run an earlier pass left),
+     * renewed, released */
+    char qid[40];
+    aw_session_start qs = {.task = "queued"};
+    if (!rc)
+        rc = aw_store_enqueue(s, &qs, qid, &err);
+    if (!rc && !(rc = aw_store_claim(s, "sweep:1", 60000, 1, 0, &d, &err)))
+        aw_json_doc_free(d);
+    const char *ids[1] = {qid};
+    bool held[1];
+    if (!rc)
+        rc = aw_store_lease_renew(s, "sweep:1", 60000, ids, 1, held, &err);
+    if (!rc)
+        rc = aw_store_lease_release(s, qid, "sweep:1", &err);
     aw_store_close(s);
     return rc;
 }
