@@ -193,9 +193,9 @@ static int string_list(aw_agent_file *f, const char *key, const aw_yaml_node *v,
 
 static int read_fallback(aw_agent_file *f, const aw_yaml_node *v)
 {
-    const char **list;
-    const aw_yaml_node **where;
-    size_t n;
+    const char **list = NULL; /* set when string_list returns 0 (gcc -O1 cannot tell) */
+    const aw_yaml_node **where = NULL;
+    size_t n = 0;
     int rc = string_list(f, "fallback", v, &list, &n, &where);
     for (size_t i = 0; !rc && i < n; i++)
         if (!strcmp(list[i], "inherit") || !aw_agent_model_known(list[i]))

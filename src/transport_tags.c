@@ -448,7 +448,7 @@ static int finish_nonce_tag(aw_extractor *x, aw_text payload, bool truncated) {
         return aw__extract_reject(x, g->slot, tool, AW_REJECT_EMPTY_PAYLOAD, msg);
     }
     if (g->slot_kind == SLOT_FINAL) {
-        aw_text status;
+        aw_text status = {"", 0}; /* set by check_final_wrapper when it returns 0 */
         int rc = check_final_wrapper(x, &status);
         if (rc) return rc < 0 ? rc : 0;
         return final_report(x, status, payload, truncated);

@@ -13,7 +13,8 @@
  * A sink kind is one file (sink_KIND.c) implementing aw_sink_ops, chosen
  * by aw_sink_open from the destination's form. A sink never slows a run:
  * send only queues (bounded); delivery happens on the loop while the run
- * goes on. One that cannot keep up drops envelopes and counts them, and
+ * goes on (a webhook's, on a thread of its own: its requests cost CPU the
+ * run's thread should not pay). One that cannot keep up drops envelopes and counts them, and
  * keeps the order of those it delivers. */
 #ifndef AGENTWIRE_SINK_H
 #define AGENTWIRE_SINK_H
@@ -59,7 +60,8 @@ typedef struct aw_sink_options {
     const char *dead_letter;     /* webhooks: file for envelopes that could not be delivered
                                     (JSON lines, appended) */
     size_t queue_max;            /* redis, webhooks: envelopes waiting at most; 0: 10000 */
-    const aw_allocator *alloc;
+    const aw_allocator *alloc;   /* webhooks call it from their delivery thread too:
+                                    it must be thread-safe (malloc is) */
 } aw_sink_options;
 
 /* Open a sink for a destination ("-", a path, redis://, http(s)://).

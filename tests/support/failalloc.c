@@ -16,10 +16,12 @@ typedef struct hdr {
 } hdr;
 #define MAGIC ((size_t)0xA110C8ED)
 
+/* The counts are atomic: a sink's delivery thread (sink_webhook.c)
+ * allocates beside the run's thread. */
 static bool should_fail(aw_failalloc *fa) {
-    fa->calls++;
-    if ((fa->fail_at >= 0 && fa->calls == fa->fail_at) || (fa->sticky && fa->failed)) {
-        fa->failed = true;
+    long n = __atomic_add_fetch(&fa->calls, 1, __ATOMIC_SEQ_CST);
+    if ((fa->fail_at >= 0 && n == fa->fail_at) || (fa->sticky && __atomic_load_n(&fa->failed, __ATOMIC_SEQ_CST))) {
+        __atomic_store_n(&fa->failed, true, __ATOMIC_SEQ_CST);
         return true;
     }
     return false;
@@ -30,7 +32,7 @@ static void *new_block(aw_failalloc *fa, size_t size) {
     if (!h) return NULL;
     h->size = size;
     h->magic = MAGIC;
-    fa->live++;
+    __atomic_add_fetch(&fa->live, 1, __ATOMIC_SEQ_CST);
     return h + 1;
 }
 
@@ -58,7 +60,7 @@ static void fa_free(void *ctx, void *p) {
     hdr *h = (hdr *)p - 1;
     if (h->magic != MAGIC) abort();
     h->magic = 0;
-    fa->live--;
+    __atomic_sub_fetch(&fa->live, 1, __ATOMIC_SEQ_CST);
     free(h);
 }
 
