@@ -110,6 +110,17 @@ static void receiver_stop(receiver *r)
     pthread_mutex_destroy(&r->mu);
 }
 
+/* The receiver, its URL and a loop for the sinks. */
+static aw_loop *start(receiver *r, char *url, size_t cap)
+{
+    receiver_start(r);
+    snprintf(url, cap, "http://127.0.0.1:%d/hook", r->port);
+    aw_error err;
+    aw_loop *l = aw_loop_new(NULL, &err);
+    assert_non_null(l);
+    return l;
+}
+
 static void send_numbered(aw_sink *s, long n)
 {
     char text[160];
@@ -125,12 +136,9 @@ static void test_every_envelope_once_in_order(void **state)
 {
     (void)state;
     receiver r;
-    receiver_start(&r);
     char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/hook", r.port);
+    aw_loop *l = start(&r, url, sizeof url);
     aw_error err;
-    aw_loop *l = aw_loop_new(NULL, &err);
-    assert_non_null(l);
     aw_sink *s = aw_sink_open(l, url, NULL, &err);
     assert_non_null(s);
     for (long i = 0; i < 3000; i++) {
@@ -155,12 +163,9 @@ static void test_freed_right_after_sending(void **state)
 {
     (void)state;
     receiver r;
-    receiver_start(&r);
     char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/hook", r.port);
+    aw_loop *l = start(&r, url, sizeof url);
     aw_error err;
-    aw_loop *l = aw_loop_new(NULL, &err);
-    assert_non_null(l);
     for (int round = 0; round < 1000; round++) {
         aw_sink *s = aw_sink_open(l, url, NULL, &err);
         assert_non_null(s);
