@@ -3,28 +3,7 @@
 # outputs, every error with its path and line:col, exit statuses 0/1/2,
 # --contract NAME|FILE, --strict, --extract.
 set -u
-AW=${AW_CLI:?AW_CLI not set}
-SRC=${AW_SOURCE_DIR:-.}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # name expected actual
-  if [ "$2" != "$3" ]; then
-    echo "FAIL $1"
-    echo "  want: $2"
-    echo "  got:  $3"
-    fail=1
-  else
-    echo "ok   $1"
-  fi
-}
-# status NAME WANT CMD...: run, keep stdout and stderr in $tmp/out and $tmp/err
-status() {
-  local name=$1 want=$2
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  check "$name (exit)" "$want" "$?"
-}
+. "$(dirname "$0")/support/cli_expect.sh"
 
 # ---- fixtures ------------------------------------------------------------------
 cat >"$tmp/reply.xml" <<'X'

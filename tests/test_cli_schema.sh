@@ -5,27 +5,7 @@
 # --format-assert, --ref; and the schema errors in transport extract's
 # rejection records.
 set -u
-AW=${AW_CLI:?AW_CLI not set}
-SRC=${AW_SOURCE_DIR:-.}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # name expected actual
-  if [ "$2" != "$3" ]; then
-    echo "FAIL $1"
-    echo "  want: $2"
-    echo "  got:  $3"
-    fail=1
-  else
-    echo "ok   $1"
-  fi
-}
-status() {
-  local name=$1 want=$2
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  check "$name (exit)" "$want" "$?"
-}
+. "$(dirname "$0")/support/cli_expect.sh"
 
 cat >"$tmp/tool.json" <<'J'
 {"type": "object",
