@@ -190,7 +190,7 @@ int cli_session_open(run_opts *o, const char **task)
     }
     s->continuing = true;
     const aw_json_value *turn = aw_json_get(aw_json_doc_root(s->resume.resume), "turn");
-    s->prior_turns = aw_json_is_number(turn) ? (unsigned)turn->u.num.d : 0;
+    s->prior_turns = aw_json_is_number(turn) && turn->u.num.d >= 0 && turn->u.num.d <= UINT_MAX ? (unsigned)turn->u.num.d : 0;
     if (o->resume) {
         /* the cut run's own task when none of its steps is stored */
         *task = NULL;

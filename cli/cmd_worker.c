@@ -279,9 +279,11 @@ static void claim(void *ctx)
         const aw_json_value *r = aw_json_at(rows, i);
         const char *id = aw_json_get(r, "id")->u.str.ptr;
         const char *status = aw_json_get(r, "status")->u.str.ptr;
-        int64_t attempts = (int64_t)aw_json_get(r, "attempts")->u.num.d;
+        const aw_json_value *tries = aw_json_get(r, "attempts");
+        long long attempts = aw_json_is_number(tries) && tries->u.num.d >= 0 && tries->u.num.d < 1e15
+                                 ? (long long)tries->u.num.d : 0;
         if (!strcmp(status, "abandoned")) {
-            fprintf(stderr, "agentwire worker: session %s: given up after %lld attempts\n", id, (long long)attempts);
+            fprintf(stderr, "agentwire worker: session %s: given up after %lld attempts\n", id, attempts);
         } else if (strcmp(status, "queued") != 0 && strcmp(status, "running") != 0) {
             /* its worker died between its last step and releasing it */
             if (aw_store_lease_release(w->store, id, w->owner, &err))

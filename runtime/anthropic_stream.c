@@ -12,6 +12,7 @@
 
 #include "agentwire/json.h"
 #include "internal/anthropic.h"
+#include "internal/rt_util.h"
 
 #define MAX_BLOCKS 4096
 
@@ -39,7 +40,8 @@ static void read_usage(aw_anthropic_reader *r, const aw_json_value *u)
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
         const aw_json_value *v = aw_json_get(u, fields[i].key);
         if (aw_json_is_number(v))
-            *(int64_t *)(void *)((char *)&r->base.info.usage + fields[i].offset) = (int64_t)v->u.num.d;
+            *(int64_t *)(void *)((char *)&r->base.info.usage + fields[i].offset) =
+                aw_rt_json_int(v, 0, 0, AW_RT_TOKENS_MAX);
     }
 }
 

@@ -69,7 +69,7 @@ aw_text aw_cli_text_field(const aw_json_value *o, const char *key)
 int64_t aw_cli_count_field(const aw_json_value *o, const char *key)
 {
     const aw_json_value *v = aw_json_get(o, key);
-    return aw_json_is_number(v) && v->u.num.d >= 0 && v->u.num.d < 9.2e18 ? (int64_t)v->u.num.d : 0;
+    return aw_rt_json_int(v, 0, 0, AW_RT_TOKENS_MAX);
 }
 
 bool aw_cli_is(aw_text t, const char *s) { return t.len == strlen(s) && memcmp(t.ptr, s, t.len) == 0; }

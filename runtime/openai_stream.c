@@ -12,6 +12,7 @@
 
 #include "agentwire/json.h"
 #include "internal/openai.h"
+#include "internal/rt_util.h"
 
 /* Fragments naming an index past this are a broken stream. */
 #define MAX_CALLS 1024
@@ -21,7 +22,7 @@ static bool str_or_null(const aw_json_value *v) { return !v || aw_json_is_string
 static int64_t count_of(const aw_json_value *o, const char *key)
 {
     const aw_json_value *v = aw_json_get(o, key);
-    return aw_json_is_number(v) ? (int64_t)v->u.num.d : 0;
+    return aw_rt_json_int(v, 0, 0, AW_RT_TOKENS_MAX);
 }
 
 static void read_usage(aw_openai_reader *r, const aw_json_value *u)

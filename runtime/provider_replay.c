@@ -156,11 +156,7 @@ static aw_text str_field(const aw_json_value *o, const char *key)
  * must not overflow a conversion or a sum). */
 static int64_t int_field(const aw_json_value *o, const char *key, int64_t dflt, int64_t lo, int64_t hi)
 {
-    const aw_json_value *v = aw_json_get(o, key);
-    if (!aw_json_is_number(v) || v->u.num.d != v->u.num.d)
-        return dflt;
-    double d = v->u.num.d;
-    return d <= (double)lo ? lo : d >= (double)hi ? hi : (int64_t)d;
+    return aw_rt_json_int(aw_json_get(o, key), dflt, lo, hi);
 }
 
 #define MAX_TOKENS ((int64_t)1 << 40)

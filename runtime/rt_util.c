@@ -79,6 +79,18 @@ int aw_rt_write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
+int64_t aw_rt_json_int(const aw_json_value *v, int64_t dflt, int64_t lo, int64_t hi)
+{
+    if (!aw_json_is_number(v) || v->u.num.d != v->u.num.d)
+        return dflt;
+    if (v->flags & AW_JSON_F_INT)
+        return v->u.num.i < lo ? lo : v->u.num.i > hi ? hi : v->u.num.i;
+    double d = v->u.num.d;
+    /* (double)hi may round up past hi: the comparison is made in double
+     * and the end returned as the integer itself */
+    return d <= (double)lo ? lo : d >= (double)hi ? hi : (int64_t)d;
+}
+
 int64_t aw_rt_wall_ms(void)
 {
     struct timespec ts;

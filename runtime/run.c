@@ -5,6 +5,7 @@
  * A turn: step_started, the request (run_model.c), the reply's calls
  * executed (run_tools.c), their answers put in the history, step_completed
  * with the continuation decision, and the step handed to the observers. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -694,8 +695,8 @@ static int restore(aw_run *r)
 {
     const aw_json_value *res = r->cfg.resume;
     const aw_json_value *turn = aw_json_get(res, "turn");
-    if (aw_json_is_number(turn) && turn->u.num.d >= 0)
-        r->turn = (unsigned)turn->u.num.d;
+    if (aw_json_is_number(turn))
+        r->turn = (unsigned)aw_rt_json_int(turn, 0, 0, UINT_MAX);
     const aw_json_value *u = aw_json_get(res, "usage");
     static const char *const keys[] = {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
                                        "reasoning_tokens"};
@@ -704,7 +705,7 @@ static int restore(aw_run *r)
     for (size_t i = 0; i < 5; i++) {
         const aw_json_value *v = aw_json_get(u, keys[i]);
         if (aw_json_is_number(v))
-            *into[i] = (int64_t)v->u.num.d;
+            *into[i] = aw_rt_json_int(v, 0, 0, AW_RT_TOKENS_MAX << 16);
     }
     const aw_json_value *cost = aw_json_get(u, "cost_usd");
     if (aw_json_is_number(cost))

@@ -23,8 +23,9 @@ int64_t sv_get_int(const aw_sv *v, int64_t dflt)
 {
     if (v->type == SV_INT)
         return v->i;
-    if (v->type == SV_DOUBLE)
-        return (int64_t)v->d;
+    if (v->type == SV_DOUBLE) /* a REAL column may hold 1e300 or inf: held at the int64 ends */
+        return v->d != v->d ? dflt : v->d >= 9223372036854775808.0 ? INT64_MAX
+                                   : v->d < -9223372036854775808.0 ? INT64_MIN : (int64_t)v->d;
     if (v->type != SV_TEXT || !v->n || v->n > 30)
         return dflt;
     char tmp[32];
@@ -375,7 +376,7 @@ static const char *str_or(const aw_json_value *v, const char *dflt)
 
 static int64_t num_or(const aw_json_value *v, int64_t dflt)
 {
-    return aw_json_is_number(v) ? (int64_t)v->u.num.d : dflt;
+    return aw_rt_json_int(v, dflt, INT64_MIN, INT64_MAX);
 }
 
 static int prepare_step(step_ctx *c, const aw_allocator *a, const aw_json_value *snapshot)

@@ -423,7 +423,7 @@ int aw_store_snapshot(aw_store *s, const char *id, aw_json_doc **out, aw_error *
     return 0;
 }
 
-static int64_t num_or_minus(const aw_json_value *v) { return aw_json_is_number(v) ? (int64_t)v->u.num.d : -1; }
+static int64_t num_or_minus(const aw_json_value *v) { return aw_rt_json_int(v, -1, INT64_MIN, INT64_MAX); }
 
 /* ---- whole steps, for a viewer ------------------------------------------------------ */
 

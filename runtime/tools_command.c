@@ -156,7 +156,8 @@ static int read_tool(const aw_allocator *a, const aw_json_value *d, size_t i, co
     const aw_json_value *timeout = aw_json_get(d, "timeout_ms");
     if (timeout && (!aw_json_is_number(timeout) || timeout->u.num.d < 0))
         return aw_rt_error(err, AW_ETYPE, "tool %zu (%s): 'timeout_ms' must be a non-negative number", i, t->name);
-    t->timeout_ms = timeout ? (int64_t)timeout->u.num.d : 0;
+    /* held at about 35 years, so a deadline made of it does not overflow */
+    t->timeout_ms = aw_rt_json_int(timeout, 0, 0, (int64_t)1 << 40);
     const aw_json_value *cwd = aw_json_get(d, "cwd");
     if (cwd && !aw_json_is_string(cwd))
         return aw_rt_error(err, AW_ETYPE, "tool %zu (%s): 'cwd' must be a string", i, t->name);

@@ -407,6 +407,27 @@ static int read_run(const aw_allocator *a, void *ctx)
     return rc == 0 && strcmp(info.stop_reason, "tool_use") != 0 ? AW_EINVAL : rc;
 }
 
+/* Counts a peer sends beyond any sense (1e400 reads as infinity) are held
+ * at the most one reply may count, negative ones at zero, fractions cut:
+ * converting infinity to an integer was undefined behaviour (found by
+ * fuzz_anthropic_stream). */
+static void test_absurd_usage_counts_are_held(void **state)
+{
+    (void)state;
+    const char *stream =
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\",\"usage\":"
+        "{\"input_tokens\":1e400,\"output_tokens\":-7,\"cache_read_input_tokens\":12.9,"
+        "\"cache_creation_input_tokens\":-1e400}}}\n\n"
+        "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    aw_reply_info info;
+    assert_int_equal(aw_test_read_reply(&aw_anthropic_reader_ops, NULL, stream, 7, &info), 0);
+    assert_true(info.has_usage);
+    assert_true(info.usage.input_tokens == (int64_t)1 << 40);
+    assert_int_equal(info.usage.output_tokens, 0);
+    assert_int_equal(info.usage.cache_read_tokens, 12);
+    assert_int_equal(info.usage.cache_write_tokens, 0);
+}
+
 static void test_allocation_failures(void **state)
 {
     (void)state;
@@ -434,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_cache_equals_fresh),
         cmocka_unit_test(test_errors_in_words),
         cmocka_unit_test(test_key_handling),
+        cmocka_unit_test(test_absurd_usage_counts_are_held),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -693,6 +693,26 @@ static int read_run(const aw_allocator *a, void *ctx)
 
 static const char *sweep_base;
 
+/* Usage counts beyond sense (1e400 reads as infinity) are held at the most
+ * one reply may count, negative ones at zero: converting them was undefined
+ * behaviour. */
+static void test_absurd_usage_counts_are_held(void **state)
+{
+    (void)state;
+    const char *stream =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}],"
+        "\"usage\":{\"prompt_tokens\":1e400,\"completion_tokens\":-1e400,"
+        "\"prompt_tokens_details\":{\"cached_tokens\":3.5},\"completion_tokens_details\":{\"reasoning_tokens\":-2}}}\n\n"
+        "data: [DONE]\n\n";
+    aw_reply_info info;
+    assert_int_equal(aw_test_read_reply(&aw_openai_reader_ops, NULL, stream, 5, &info), 0);
+    assert_true(info.has_usage);
+    assert_true(info.usage.input_tokens == (int64_t)1 << 40);
+    assert_int_equal(info.usage.output_tokens, 0);
+    assert_int_equal(info.usage.cache_read_tokens, 3);
+    assert_int_equal(info.usage.reasoning_tokens, 0);
+}
+
 static int provider_run(const aw_allocator *a, void *ctx)
 {
     (void)ctx;
@@ -798,6 +818,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_streamed_text_equals_whole),
         cmocka_unit_test(test_tool_calls_joined_usage_and_reasoning),
+        cmocka_unit_test(test_absurd_usage_counts_are_held),
         cmocka_unit_test(test_request_body_and_headers),
         cmocka_unit_test(test_history_cache_equals_fresh),
         cmocka_unit_test(test_thread_cache_equals_fresh),

@@ -9,6 +9,7 @@
 #include "agentwire/alloc.h"
 #include "agentwire/buf.h"
 #include "agentwire/error.h"
+#include "agentwire/json.h"
 
 /* Fill err (when non-NULL) with code and a printf-formatted message; the
  * message is cut at AW_ERROR_MESSAGE_MAX - 1 bytes on a character boundary.
@@ -44,6 +45,15 @@ char *aw_rt_strndup(const aw_allocator *a, const char *s, size_t n);
 /* A path read from a configuration file: a relative one starts at base_dir
  * (when given), so the file works from anywhere. NULL when out of memory. */
 char *aw_rt_path_from(const aw_allocator *a, const char *base_dir, const char *p, size_t n);
+
+/* The most tokens one reply may count: a peer's 1e300 (or 1e999, read as
+ * infinity) is held here, so the sums of millions of turns stay in int64. */
+#define AW_RT_TOKENS_MAX ((int64_t)1 << 40)
+
+/* A JSON number as an integer within [lo, hi], truncated toward zero; dflt
+ * when v is not a number. Values beyond the range (a peer may send 1e400)
+ * are held at its ends, as converting them would be undefined behaviour. */
+int64_t aw_rt_json_int(const aw_json_value *v, int64_t dflt, int64_t lo, int64_t hi);
 
 /* Free a NULL-terminated array of strings and the array (NULL is fine). */
 void aw_rt_strv_free(const aw_allocator *a, char **v);
