@@ -34,7 +34,7 @@ JSON
 # it expects are in the request)
 cat >"$tmp/replay.jsonl" <<JSON
 {"expect": ["fs__read_text_file", "fs__write_file", "ev__echo", "ev__get-sum"], "tool_calls": [ {"id": "c1", "name": "fs__read_text_file", "arguments": {"path": "$tmp/work/in.txt"}}, {"id": "c2", "name": "fs__write_file", "arguments": {"path": "$tmp/work/out.txt", "content": "written by the model"}}, {"id": "c3", "name": "ev__echo", "arguments": {"message": "hello"}}, {"id": "c4", "name": "ev__get-sum", "arguments": {"a": 2, "b": 3}}, {"id": "c5", "name": "ev__get-tiny-image", "arguments": {}}, {"id": "c6", "name": "ev__trigger-long-running-operation", "arguments": {"duration": 1, "steps": 3}}, {"id": "c7", "name": "ev__get-resource-reference", "arguments": {"resourceType": "Blob", "resourceId": 2}}, {"id": "c8", "name": "fs__read_text_file", "arguments": {"path": "/etc/hostname"}}]}
-{"expect": ["hello from the file", "Successfully wrote to", "Echo: hello", "The sum of 2 and 3 is 5.", "[image: image/png, 4 KB]", "Long running operation completed. Duration: 1 seconds, Steps: 3.", "[resource: demo://resource/dynamic/blob/2, text/plain, 55 bytes]", "Access denied - path outside allowed directories"], "tool_calls": [{"id": "f", "name": "agent__final_report", "arguments": {"status": "success", "content": "all read and written"}}]}
+{"expect": ["hello from the file", "Successfully wrote to", "Echo: hello", "The sum of 2 and 3 is 5.", "[image: image/png, 4 KB]", "Long running operation completed. Duration: 1 seconds, Steps: 3.", "[resource: demo://resource/dynamic/blob/2, text/plain, ", "Access denied - path outside allowed directories"], "tool_calls": [{"id": "f", "name": "agent__final_report", "arguments": {"status": "success", "content": "all read and written"}}]}
 JSON
 set +e
 out=$("$cli" run --model "replay:$tmp/replay.jsonl" --transport native --mcp-config "$tmp/mcp.json" \
@@ -45,6 +45,9 @@ check "run exits 0" test "$status" -eq 0
 check "run prints the report" test "$out" = "all read and written"
 check "the file was written" grep -qx "written by the model" "$tmp/work/out.txt"
 check "the image is described, not pasted" bash -c "grep -q '\[image: image/png, 4 KB\]' '$tmp/thread.xml' && ! grep -q iVBORw0KGgo '$tmp/thread.xml'"
+# the blob holds the server's toLocaleTimeString(): 55 bytes at 9:59:59, 56 at 10:00:00
+check "the blob resource is described with its size" \
+    grep -Eq '\[resource: demo://resource/dynamic/blob/2, text/plain, 5[56] bytes\]' "$tmp/thread.xml"
 check "servers' stderr went to the log" grep -q "^fs: Secure MCP Filesystem Server running on stdio" "$tmp/servers.log"
 check "nothing on stderr" test ! -s "$tmp/run.err"
 [ "$status" -eq 0 ] || cat "$tmp/run.err"

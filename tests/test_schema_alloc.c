@@ -84,8 +84,8 @@ static int run_all(const aw_allocator *a, aw_buf *out) {
 static int run_check(const aw_allocator *a, aw_buf *out) {
     static const char *const schemas[] = {
         "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"strnig\",\"minLength\":-1}}}",
-        "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"items\":[{\"$ref\":\"#/definitions/x\"}],"
-        "\"definitions\":{\"x\":{\"type\":\"string\"}}}",
+        ("{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"items\":[{\"$ref\":\"#/definitions/x\"}],"
+         "\"definitions\":{\"x\":{\"type\":\"string\"}}}"),
         "{\"$ref\":\"#/$defs/nothing\"}",
     };
     aw_json_read_options ro = {.alloc = a};

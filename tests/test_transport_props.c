@@ -179,8 +179,8 @@ static void test_fast_path_agrees_with_state_machine(void **state) {
         " <ai-agent-1a2b3c4d-0002 tool=\"search\">{\"query\": \"never closed\"} <ai-agent-1a2b3c4d-0003 tool=\"fetch "
         "<ai-agent-1a2b3c4d-0004 tool=\"fetch\">{\"url\": \"u\"}</ai-agent-1a2b3c4d-0004> done",
         /* hermes: JSON payload of another dialect */
-        "<tool_call> {\"name\": \"search\", \"arguments\": {\"query\": \"in a <tool_call> \\\"string\\\"\"}} </tool_call> "
-        "and text after the call",
+        ("<tool_call> {\"name\": \"search\", \"arguments\": {\"query\": \"in a <tool_call> \\\"string\\\"\"}} </tool_call> "
+         "and text after the call"),
     };
     static const char *const stops[] = {"stop", "length"};
     aw_transport *t = xml_session("{\"dialects\": [\"hermes\"]}");
