@@ -243,9 +243,14 @@ static int schema_check(cli_args *a) {
         cli_report(name, &err);
         status = CLI_REJECTED;
     } else {
-        for (size_t i = 0; i < r.error_count; i++)
-            fprintf(stderr, "%s: %s: %s\n", name, *r.errors[i].instance_location ? r.errors[i].instance_location : "(root)",
-                    r.errors[i].message);
+        for (size_t i = 0; i < r.error_count; i++) {
+            const aw_schema_error *e = &r.errors[i];
+            fprintf(stderr, "%s: %s", name, e->instance_location_len ? "" : "(root)");
+            /* a property name may hold U+0000: shown as JSON writes it */
+            for (size_t k = 0; k < e->instance_location_len; k++)
+                e->instance_location[k] ? (void)fputc(e->instance_location[k], stderr) : (void)fputs("\\u0000", stderr);
+            fprintf(stderr, ": %s\n", e->message);
+        }
         status = r.valid ? CLI_OK : CLI_REJECTED;
         if (print_result(&r, &out)) status = CLI_REJECTED;
     }

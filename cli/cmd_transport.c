@@ -513,11 +513,11 @@ static int set_schema_errors(aw_json_doc *d, aw_json_value *o, const char *key, 
         aw_json_value *e = aw_json_new_object(d);
         if (!e) return AW_ENOMEM;
         const aw_schema_error *s = &errs[i];
-        int rc = aw_json_object_set_string(d, e, "instanceLocation", s->instance_location, strlen(s->instance_location));
-        if (!rc) rc = aw_json_object_set_string(d, e, "keywordLocation", s->keyword_location, strlen(s->keyword_location));
+        int rc = aw_json_object_set_string(d, e, "instanceLocation", s->instance_location, s->instance_location_len);
+        if (!rc) rc = aw_json_object_set_string(d, e, "keywordLocation", s->keyword_location, s->keyword_location_len);
         if (!rc && s->absolute_keyword_location)
             rc = aw_json_object_set_string(d, e, "absoluteKeywordLocation", s->absolute_keyword_location,
-                                           strlen(s->absolute_keyword_location));
+                                           s->absolute_keyword_location_len);
         if (!rc) rc = aw_json_object_set_string(d, e, "error", s->message, strlen(s->message));
         if (rc || aw_json_array_push(d, arr, e)) return AW_ENOMEM;
     }

@@ -60,8 +60,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
                 const aw_schema_error *e = &full.errors[i];
                 if (!e->instance_location || !e->keyword_location || !e->message || !e->message[0]) abort();
                 /* locations are JSON Pointers (escaped keys), so unescape and follow */
-                if (!aw__sc_pointer_get(instance, e->instance_location, strlen(e->instance_location)) &&
-                    strlen(e->instance_location) < 500)
+                if (strlen(e->keyword_location) > e->keyword_location_len ||
+                    strlen(e->instance_location) > e->instance_location_len)
+                    abort();
+                if (!aw__sc_pointer_get(instance, e->instance_location, e->instance_location_len) &&
+                    e->instance_location_len < 500)
                     abort();
             }
             aw_buf out;

@@ -126,6 +126,9 @@ int aw__sc_error(sc_vctx *v, const sc_frame *f, const sc_loc *loc, const sc_node
         e.instance_location = arena_copy(&v->state->arena, &inst);
         e.keyword_location = arena_copy(&v->state->arena, &kwl);
         e.absolute_keyword_location = crossed && node && node->res ? arena_copy(&v->state->arena, &abs) : NULL;
+        e.instance_location_len = inst.len;
+        e.keyword_location_len = kwl.len;
+        e.absolute_keyword_location_len = e.absolute_keyword_location ? abs.len : 0;
         size_t ml = strlen(msg);
         char *m = aw__arena_alloc(&v->state->arena, ml + 1);
         if (m) memcpy(m, msg, ml + 1);
@@ -430,11 +433,26 @@ int aw__sc_check_some(sc_vctx *v, size_t fi, const sc_loc *loc, const sc_node *n
 
 /* ---- the result as JSON and as one line ---------------------------------------------------- */
 
-static int put_member(aw_buf *out, const char *key, const char *value, int comma) {
+static int put_member(aw_buf *out, const char *key, const char *value, size_t value_len, int comma) {
     int rc = comma ? aw_buf_putc(out, ',') : 0;
     if (!rc) rc = aw_json_write_string(out, key, strlen(key));
     if (!rc) rc = aw_buf_putc(out, ':');
-    if (!rc) rc = aw_json_write_string(out, value, strlen(value));
+    if (!rc) rc = aw_json_write_string(out, value, value_len);
+    return rc;
+}
+
+/* A location in a line of text: a U+0000 in a name as \u0000, as JSON
+ * would write it, so the line stays one C string. */
+static int put_location(aw_buf *out, const char *p, size_t n) {
+    if (!n) return aw_buf_append_str(out, "(root)");
+    int rc = 0;
+    for (const char *end = p + n; !rc && p < end;) {
+        const char *nul = memchr(p, '\0', (size_t)(end - p));
+        size_t run = nul ? (size_t)(nul - p) : (size_t)(end - p);
+        rc = aw_buf_append(out, p, run);
+        if (!rc && nul) rc = aw_buf_append(out, "\\u0000", 6);
+        p += run + (nul != NULL);
+    }
     return rc;
 }
 
@@ -445,10 +463,11 @@ int aw_schema_result_write(const aw_schema_result *r, aw_buf *out) {
     for (size_t i = 0; !rc && i < r->error_count; i++) {
         const aw_schema_error *e = &r->errors[i];
         rc = aw_buf_append_str(out, i ? ",{" : "{");
-        if (!rc) rc = put_member(out, "instanceLocation", e->instance_location, 0);
-        if (!rc) rc = put_member(out, "keywordLocation", e->keyword_location, 1);
-        if (!rc && e->absolute_keyword_location) rc = put_member(out, "absoluteKeywordLocation", e->absolute_keyword_location, 1);
-        if (!rc) rc = put_member(out, "error", e->message, 1);
+        if (!rc) rc = put_member(out, "instanceLocation", e->instance_location, e->instance_location_len, 0);
+        if (!rc) rc = put_member(out, "keywordLocation", e->keyword_location, e->keyword_location_len, 1);
+        if (!rc && e->absolute_keyword_location)
+            rc = put_member(out, "absoluteKeywordLocation", e->absolute_keyword_location, e->absolute_keyword_location_len, 1);
+        if (!rc) rc = put_member(out, "error", e->message, strlen(e->message), 1);
         if (!rc) rc = aw_buf_putc(out, '}');
     }
     if (!rc) rc = aw_buf_append_str(out, r->truncated ? "],\"truncated\":true}" : "]}");
@@ -462,7 +481,7 @@ int aw_schema_result_summary(const aw_schema_result *r, size_t max_bytes, aw_buf
     for (size_t i = 0; !rc && i < r->error_count; i++) {
         const aw_schema_error *e = &r->errors[i];
         if (i) rc = aw_buf_append(out, "; ", 2);
-        if (!rc) rc = aw_buf_append_str(out, *e->instance_location ? e->instance_location : "(root)");
+        if (!rc) rc = put_location(out, e->instance_location, e->instance_location_len);
         if (!rc) rc = aw_buf_append(out, ": ", 2);
         if (!rc) rc = aw_buf_append_str(out, e->message);
     }

@@ -662,7 +662,8 @@ int aw__sc_result_add(aw_schema_result *r, const char *instance_location, const 
         if (state_of(r, &st)) return aw__error_set(err, AW_ENOMEM, "out of memory");
     }
     sc_state *st = r->state_;
-    aw_schema_error e = {state_str(st, instance_location), state_str(st, keyword_location), NULL, state_str(st, message)};
+    aw_schema_error e = {state_str(st, instance_location), state_str(st, keyword_location), NULL, state_str(st, message),
+                         strlen(instance_location), strlen(keyword_location), 0};
     if (!e.instance_location || !e.keyword_location || !e.message) return aw__error_set(err, AW_ENOMEM, "out of memory");
     if (r->error_count == st->errors_cap) {
         size_t cap = st->errors_cap ? 2 * st->errors_cap : 8;

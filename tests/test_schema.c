@@ -405,6 +405,35 @@ static void test_catastrophic_pattern(void **state) {
     aw_schema_free(s);
 }
 
+/* A property name holding U+0000 (legal JSON) is in the locations whole:
+ * they carry their lengths, the JSON result writes it \u0000, and so does
+ * the one-line summary (found by fuzz_schema: the location was cut at the
+ * NUL and led nowhere). */
+static void test_nul_in_a_property_name(void **state) {
+    (void)state;
+    aw_schema *s = compile("{\"properties\":{\"a\\u0000b\":{\"type\":\"integer\"}}}");
+    aw_schema_result r;
+    aw_schema_result_init(&r, NULL);
+    assert_false(check(s, "{\"a\\u0000b\":\"x\"}", &r));
+    assert_int_equal(r.error_count, 1);
+    assert_int_equal(r.errors[0].instance_location_len, 4);
+    assert_memory_equal(r.errors[0].instance_location, "/a\0b", 5);
+    assert_int_equal(r.errors[0].keyword_location_len, 20);
+    assert_memory_equal(r.errors[0].keyword_location, "/properties/a\0b/type", 21);
+    aw_buf out;
+    aw_buf_init(&out, NULL);
+    assert_int_equal(aw_schema_result_write(&r, &out), 0);
+    assert_non_null(strstr(out.data, "\"instanceLocation\":\"/a\\u0000b\",\"keywordLocation\":\"/properties/a\\u0000b/type\""));
+    aw_buf_clear(&out);
+    assert_int_equal(aw_schema_result_summary(&r, 0, &out), 0);
+    assert_int_equal(strlen(out.data), out.len);
+    assert_non_null(strstr(out.data, "/a\\u0000b: "));
+    aw_buf_free(&out);
+    assert_true(check(s, "{\"a\\u0000b\":1,\"a\":\"x\"}", &r));
+    aw_schema_result_free(&r);
+    aw_schema_free(s);
+}
+
 /* ---- hostile sizes ------------------------------------------------------------------------- */
 
 /* "[[[...]]]" or {"items":{"items":...}} n deep. */
@@ -616,7 +645,7 @@ int main(void) {
         cmocka_unit_test(test_ecmascript_regex), cmocka_unit_test(test_catastrophic_pattern),
         cmocka_unit_test(test_deep_nesting),     cmocka_unit_test(test_huge_enum_and_unique),
         cmocka_unit_test(test_duplicate_keys),   cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_check),
+        cmocka_unit_test(test_check),            cmocka_unit_test(test_nul_in_a_property_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -158,6 +158,11 @@ typedef struct aw_schema_error {
     const char *absolute_keyword_location;  /* URI#pointer of the keyword when a $ref was crossed;
                                                else NULL */
     const char *message;                    /* expected integer, got string "3" */
+    /* The locations' lengths in bytes: a property name may hold U+0000,
+     * which a C string cannot, so read the locations with these. */
+    size_t instance_location_len;
+    size_t keyword_location_len;
+    size_t absolute_keyword_location_len;   /* 0 when there is none */
 } aw_schema_error;
 
 typedef struct aw_schema_result {
@@ -201,7 +206,7 @@ int aw_schema_result_write(const aw_schema_result *r, aw_buf *out);
 /* The errors as one line a model can act on:
  * `/age: expected integer, got string "3"; (root): missing required property "name"`,
  * at most max_bytes long (cut at a character boundary, "..." added); 0:
- * no limit. */
+ * no limit. A U+0000 in a location is written \u0000. */
 int aw_schema_result_summary(const aw_schema_result *r, size_t max_bytes, aw_buf *out);
 
 /* ---- meta-schemas -------------------------------------------------------------- */
