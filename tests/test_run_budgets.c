@@ -310,6 +310,28 @@ static void test_a_hanging_tool_is_killed_at_its_timeout(void **state)
     rh_free(&h);
 }
 
+/* A command tool's own "timeout_ms" ends it with no run-wide tool timeout;
+ * one beyond any sense (1e300) is held at about 35 years, not converted
+ * into undefined behaviour, and the tool runs. */
+static void test_a_tool_is_killed_at_its_own_timeout(void **state)
+{
+    (void)state;
+    rh h;
+    rh_start(&h, "[{\"name\":\"hang\",\"command\":[\"sleep\",\"30\"],\"timeout_ms\":300},"
+                 "{\"name\":\"slow_ok\",\"command\":[\"echo\",\"fine\"],\"timeout_ms\":1e300}]");
+    rh_script *s = rh_script_new();
+    rh_say(s, CALL("0001", "hang", "{}"), NULL);
+    rh_say(s, CALL("0011", "slow_ok", "{}"), "timed out after 300 ms", NULL);
+    rh_say(s, FINAL("success", "went on"), "fine", NULL);
+    rh_ready(&h, s);
+    assert_int_equal(rh_go(&h, 20000), 0);
+    rh_assert_status(&h, AW_RUN_SUCCESS);
+    assert_holds(seen_result(&h, 0), "timed out after 300 ms");
+    assert_holds(seen_result(&h, 1), "fine");
+    assert_string_equal(rh_str(rh_find(h.accounting, "command", "hang", 0), "status"), "timeout");
+    rh_free(&h);
+}
+
 /* ---- outputs ------------------------------------------------------------------------------------------ */
 
 static bool valid_utf8(const char *s, size_t n)
@@ -387,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_the_run_timeout_stops_a_slow_model),
         cmocka_unit_test(test_the_run_timeout_kills_running_tools),
         cmocka_unit_test(test_a_hanging_tool_is_killed_at_its_timeout),
+        cmocka_unit_test(test_a_tool_is_killed_at_its_own_timeout),
         cmocka_unit_test(test_output_is_cut_at_a_character_boundary),
         cmocka_unit_test(test_a_failing_tool_reports_its_stderr_tail),
     };
